@@ -1,0 +1,22 @@
+// One entry point per subcommand; main.cpp dispatches on argv[1]. Each returns the exit code:
+// 0 clean, 1 findings, 2 usage or input errors.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace sl::cli {
+
+using Args = std::vector<std::string>;  // arguments after the subcommand name
+
+int checkMain(const Args& args);
+int explainMain(const Args& args);
+int listRulesMain(const Args& args);
+
+}  // namespace sl::cli
+
+#ifdef SL_HAVE_RUNTIME
+namespace sl::runtime {
+int runMain(const sl::cli::Args& args);     // streamlint run [--out DIR] -- CMD...
+int reportMain(const sl::cli::Args& args);  // streamlint report DIR ...
+}  // namespace sl::runtime
+#endif

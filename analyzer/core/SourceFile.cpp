@@ -1,0 +1,75 @@
+#include "core/SourceFile.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sys/stat.h>
+
+namespace sl {
+
+SourceFile::SourceFile(std::string path, std::string text)
+    : path_(std::move(path)), text_(std::move(text)) {
+  lineStarts_.push_back(0);
+  for (size_t i = 0; i < text_.size(); ++i)
+    if (text_[i] == '\n' && i + 1 < text_.size()) lineStarts_.push_back(uint32_t(i + 1));
+}
+
+std::string_view SourceFile::line(uint32_t line) const {
+  if (line == 0 || line > lineStarts_.size()) return {};
+  size_t b = lineStarts_[line - 1];
+  size_t e = text_.find('\n', b);
+  if (e == std::string::npos) e = text_.size();
+  if (e > b && text_[e - 1] == '\r') --e;
+  return std::string_view(text_).substr(b, e - b);
+}
+
+size_t firstInvalidUtf8(std::string_view s) {
+  size_t i = 0, n = s.size();
+  while (i < n) {
+    unsigned char c = s[i];
+    if (c < 0x80) { ++i; continue; }
+    int len = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (len == 0 || i + len > n) return i;
+    for (int k = 1; k < len; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+std::optional<SourceFile> SourceFile::load(const std::string& path, std::string& error,
+                                           size_t maxBytes) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) {
+    error = std::strerror(errno);
+    return std::nullopt;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    error = "not a regular file";
+    return std::nullopt;
+  }
+  if (size_t(st.st_size) > maxBytes) {
+    error = "file is " + std::to_string(st.st_size >> 20) + " MiB, over the " +
+            std::to_string(maxBytes >> 20) + " MiB limit; skipped";
+    return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = std::strerror(errno ? errno : EACCES);
+    return std::nullopt;
+  }
+  std::string text(size_t(st.st_size), '\0');
+  in.read(text.data(), std::streamsize(text.size()));
+  text.resize(size_t(in.gcount()));
+  if (text.find('\0') != std::string::npos) {
+    error = "binary file (contains NUL bytes); skipped";
+    return std::nullopt;
+  }
+  if (size_t bad = firstInvalidUtf8(text); bad != std::string_view::npos) {
+    error = "not valid UTF-8 (first bad byte at offset " + std::to_string(bad) + "); skipped";
+    return std::nullopt;
+  }
+  return SourceFile(path, std::move(text));
+}
+
+}  // namespace sl

@@ -1,0 +1,37 @@
+// The boundary between `streamlint check` and the Clang 19 frontend.
+//
+// The frontend is a shared library (build/lib/libstreamlint_cxx.so) that `check` loads with
+// dlopen only when it has C/C++/CUDA inputs, so the streamlint binary itself needs neither LLVM
+// nor Clang at run time (the runtime side must work on GPU machines without them).
+// Both sides are built by the same compiler from this tree, so C++ types cross the boundary.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/Finding.h"
+#include "model/StreamModel.h"
+
+namespace sl::cxx {
+
+struct Request {
+  std::vector<std::string> files;       // sources found by walking PATHs (.c .cc .cpp .cxx .cu ...)
+  std::string compileDbDir;             // -p DIR: use DIR/compile_commands.json ("" = none)
+  std::vector<std::string> extraArgs;   // compiler flags after `--`
+  std::string cudaPath;                 // --cuda-path ("" = autodetect)
+  std::string libtorchDir;              // --libtorch ("" = $LIBTORCH or an installed torch)
+  unsigned jobs = 0;                    // -j N (0 = all cores)
+  bool verbose = false;
+};
+
+struct Result {
+  std::vector<model::Module> modules;   // one per analysed main file (headers' code included)
+  std::vector<Finding> diagnostics;     // "parse-error"/"input-error" findings naming file+reason
+  size_t translationUnits = 0;          // TUs attempted
+  size_t analyzed = 0;                  // TUs that yielded a model
+};
+
+using AnalyzeFn = void (*)(const Request&, Result&);
+inline constexpr const char* kAnalyzeSymbol = "streamlint_cxx_analyze";
+inline constexpr const char* kPluginFile = "libstreamlint_cxx.so";
+
+}  // namespace sl::cxx

@@ -1,0 +1,33 @@
+// `streamlint check` without the command line: find inputs, lower them in parallel, run the
+// selected rules, apply inline suppressions. Shared by the CLI and the rule-example tests.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/Finding.h"
+#include "cxx/CxxPlugin.h"
+
+namespace sl {
+
+struct CheckOptions {
+  std::vector<std::string> paths;
+  std::vector<std::string> select;  // rule IDs or prefixes ("SL3"); empty = all static rules
+  std::vector<std::string> ignore;
+  cxx::Request cxx;                 // C/C++ inputs and flags (files filled from the walk)
+  unsigned jobs = 0;                // 0 = all cores
+  bool dumpModel = false;
+  bool progress = false;            // a progress line on stderr
+};
+
+struct CheckResult {
+  std::vector<Finding> findings;     // rule results, sorted
+  std::vector<Finding> diagnostics;  // parse/input errors, sorted
+  size_t files = 0;                  // inputs analysed (parsed, maybe with errors)
+  size_t bytes = 0;
+  std::string modelDump;             // when dumpModel
+};
+
+CheckResult runCheck(const CheckOptions& opts);
+bool ruleSelected(const std::string& id, const CheckOptions& opts);
+
+}  // namespace sl

@@ -1,0 +1,119 @@
+#include "model/StreamModel.h"
+
+#include <algorithm>
+
+namespace sl::model {
+
+std::string StreamRef::describe() const {
+  switch (kind) {
+    case StreamKind::Current: return "the current stream";
+    case StreamKind::Default: return "the default stream";
+    case StreamKind::Legacy: return "the legacy default stream";
+    case StreamKind::PerThread: return "the per-thread default stream";
+    case StreamKind::Side: return "stream '" + name + "'";
+    case StreamKind::Unknown: return name.empty() ? "another stream" : "stream '" + name + "'";
+  }
+  return "a stream";
+}
+
+const Function* Module::find(const std::string& name) const {
+  for (const auto& f : functions)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+bool scopeWithin(const Function& f, int inner, int outer) {
+  for (int s = inner; s >= 0; s = f.scopes[size_t(s)].parent)
+    if (s == outer) return true;
+  return false;
+}
+
+int enclosingScope(const Function& f, int scope, ScopeKind kind) {
+  for (int s = scope; s >= 0; s = f.scopes[size_t(s)].parent)
+    if (f.scopes[size_t(s)].kind == kind) return s;
+  return -1;
+}
+
+int enclosingSideRegion(const Function& f, int scope) {
+  for (int s = scope; s >= 0; s = f.scopes[size_t(s)].parent) {
+    const Scope& sc = f.scopes[size_t(s)];
+    if (sc.kind != ScopeKind::StreamRegion) continue;
+    // A region back onto the current/default stream ends the side-stream context inside it.
+    return sc.stream.isSide() ? s : -1;
+  }
+  return -1;
+}
+
+StreamRef effectiveStream(const Function& f, int scope) {
+  int r = enclosingScope(f, scope, ScopeKind::StreamRegion);
+  return r < 0 ? StreamRef::current() : f.scopes[size_t(r)].stream;
+}
+
+bool dominates(const Function& f, size_t a, size_t b) {
+  if (a >= b || b >= f.events.size()) return false;
+  return scopeWithin(f, f.events[b].scope, f.events[a].scope);
+}
+
+bool mentions(const Event& e, const std::string& value) {
+  return std::find(e.reads.begin(), e.reads.end(), value) != e.reads.end() ||
+         std::find(e.writes.begin(), e.writes.end(), value) != e.writes.end();
+}
+
+ModuleSummary::ModuleSummary(const Module& m) {
+  // Direct facts first, then propagate through Call events until nothing changes
+  // (call graphs within one module are small; recursion terminates because facts only grow).
+  for (const auto& f : m.functions) {
+    FunctionSummary s;
+    for (const auto& e : f.events) {
+      if (e.kind == EventKind::HostSync && !s.sync) s.sync = &e, s.syncOwner = &f;
+      if (e.kind == EventKind::Alloc && !s.alloc) s.alloc = &e;
+      if (e.kind == EventKind::Backward && !s.backward) s.backward = &e;
+      if (e.kind == EventKind::Work || e.kind == EventKind::Alloc || e.kind == EventKind::Copy)
+        s.gpuWork = true;
+    }
+    byName_.emplace(f.name, s);
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& f : m.functions) {
+      FunctionSummary& s = byName_[f.name];
+      for (const auto& e : f.events) {
+        if (e.kind != EventKind::Call) continue;
+        auto it = byName_.find(e.callee);
+        if (it == byName_.end() || &it->second == &s) continue;
+        const FunctionSummary& c = it->second;
+        if (!s.sync && c.sync) s.sync = c.sync, s.syncOwner = c.syncOwner, changed = true;
+        if (!s.alloc && c.alloc) s.alloc = c.alloc, changed = true;
+        if (!s.backward && c.backward) s.backward = c.backward, changed = true;
+        if (!s.gpuWork && c.gpuWork) s.gpuWork = true, changed = true;
+      }
+    }
+  }
+}
+
+const FunctionSummary* ModuleSummary::of(const std::string& callee) const {
+  auto it = byName_.find(callee);
+  return it == byName_.end() ? nullptr : &it->second;
+}
+
+const char* eventKindName(EventKind k) {
+  switch (k) {
+    case EventKind::Work: return "work";
+    case EventKind::Alloc: return "alloc";
+    case EventKind::HostSync: return "host-sync";
+    case EventKind::Wait: return "wait";
+    case EventKind::EventRecord: return "event-record";
+    case EventKind::RecordStream: return "record-stream";
+    case EventKind::Free: return "free";
+    case EventKind::Backward: return "backward";
+    case EventKind::Clock: return "clock";
+    case EventKind::Copy: return "copy";
+    case EventKind::StreamCreate: return "stream-create";
+    case EventKind::EventCreate: return "event-create";
+    case EventKind::HostRead: return "host-read";
+    case EventKind::Call: return "call";
+  }
+  return "?";
+}
+
+}  // namespace sl::model

@@ -1,0 +1,165 @@
+// StreamModel: the language-neutral description of what code does to CUDA streams.
+//
+// Frontends (Python via tree-sitter, C++ via Clang) lower source into it; runtime logs use the
+// same event vocabulary; rules judge only this model, so one rule covers every language.
+//
+// Shape: a Module holds Functions; a Function is a tree of Scopes (function body, stream
+// regions, loops, branches, guarded blocks) and a flat list of Events in source order, each
+// pointing at its innermost Scope. "Dominates" is approximated structurally: an earlier event
+// whose scope encloses a later event's scope runs before it on every path (loops' back edges
+// and early exits ignored).
+//
+// Values are named by their access path as written ("x", "self.buf", "bufs[i]" -> "bufs[]"),
+// and only values the frontend has evidence for (a CUDA tensor produced by a torch op, an
+// allocation, an annotated parameter...) appear in reads/writes: no evidence, no finding.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/SourceFile.h"
+
+namespace sl::model {
+
+enum class Lang : uint8_t { Python, Cpp };
+
+enum class StreamKind : uint8_t {
+  Current,    // the thread's current stream (torch current_stream(), getCurrentCUDAStream())
+  Default,    // the per-device default stream as torch names it (default_stream())
+  Legacy,     // C++: 0 / nullptr / cudaStreamLegacy, the implicitly synchronizing stream
+  PerThread,  // cudaStreamPerThread
+  Side,       // a stream the code created or holds: `name` identifies it
+  Unknown,    // a stream we cannot name (a parameter, a call result)
+};
+
+struct StreamRef {
+  StreamKind kind = StreamKind::Current;
+  std::string name;  // for Side/Unknown: the expression as written, e.g. "self.comm_stream"
+
+  static StreamRef current() { return {}; }
+  static StreamRef side(std::string n) { return {StreamKind::Side, std::move(n)}; }
+  // A region on this stream moves work off the thread's current stream.
+  bool isSide() const { return kind == StreamKind::Side || kind == StreamKind::Unknown; }
+  std::string describe() const;  // "the current stream", "stream 'self.comm_stream'"
+  friend bool operator==(const StreamRef&, const StreamRef&) = default;
+};
+
+enum class ScopeKind : uint8_t {
+  Function,      // root of every function
+  StreamRegion,  // `with torch.cuda.stream(s)`, CUDAStreamGuard: `stream` holds the target
+  Loop,          // for / while bodies
+  Branch,        // one arm of if/else, try/except, match
+  Guarded,       // a branch under a logging/interval guard (`if step % N == 0`, `if verbose`)
+};
+
+struct Scope {
+  ScopeKind kind = ScopeKind::Function;
+  int parent = -1;  // index into Function::scopes; -1 for the root
+  Loc loc;          // where the scope starts (the `with`, `for`, `if` keyword)
+  StreamRef stream; // StreamRegion only
+};
+
+enum class EventKind : uint8_t {
+  Work,          // GPU work issued on `stream`; `reads`/`writes` name tensor values
+  Alloc,         // a device allocation producing `value` (factory op, cudaMalloc, .cuda())
+  HostSync,      // the host blocks until GPU work finishes; `sync` says on what
+  Wait,          // `stream` waits on stream `other`, or on event `value` when set
+  EventRecord,   // event `value` recorded on `stream`
+  RecordStream,  // value `value` marked as used on stream `other` (record_stream)
+  Free,          // `value` freed, deleted, reassigned, or its owner's scope ended
+  Backward,      // autograd backward seeded from `reads`, called on `stream`
+  Clock,         // a host clock read (time.time(), std::chrono::now()); `value` = result
+  Copy,          // copy `reads[0]` -> `value` in direction `dir`
+  StreamCreate,  // a stream created; `value` = where it is stored
+  EventCreate,   // an event created; `value` = where it is stored
+  HostRead,      // the host reads tensor `value`'s contents (numpy(), print, python indexing)
+  Call,          // call to `callee`, a function of the same module (see ModuleSummary)
+};
+
+enum class SyncKind : uint8_t {
+  None,
+  Device,        // torch.cuda.synchronize, cudaDeviceSynchronize
+  Stream,        // stream.synchronize, cudaStreamSynchronize
+  Event,         // event.synchronize, cudaEventSynchronize
+  ValueRead,     // .item(), .tolist(), .cpu(), bool(t): waits for the producer's stream
+  BlockingCopy,  // cudaMemcpy, .to(cpu) without non_blocking
+  Allocation,    // cudaMalloc / cudaFree: implicitly synchronize the device
+};
+
+enum class CopyDir : uint8_t { Unknown, HostToDevice, DeviceToHost, DeviceToDevice };
+enum class Tri : uint8_t { Unknown, No, Yes };
+
+struct Event {
+  EventKind kind = EventKind::Work;
+  Loc loc;
+  int scope = 0;                   // innermost enclosing scope
+  StreamRef stream;                // where the event is issued (region's stream unless explicit)
+  bool streamExplicit = false;     // stream named at the call (launch arg, stream=), not inherited
+  StreamRef other;                 // Wait target / RecordStream target
+  std::string value;               // primary value (see EventKind)
+  std::vector<std::string> reads;  // tensor values read
+  std::vector<std::string> writes; // tensor values written
+  std::string api;                 // canonical API name: "torch.cuda.synchronize", "cudaMemcpy"
+  std::string callee;              // Call: function name in this module
+  SyncKind sync = SyncKind::None;
+  CopyDir dir = CopyDir::Unknown;
+  bool nonBlocking = false;        // Copy: non_blocking=True / cudaMemcpyAsync
+  Tri srcPinned = Tri::Unknown;    // Copy: host side is page-locked
+  bool srcTemporary = false;       // Copy: source is an unnamed temporary (dies at statement end)
+};
+
+struct Function {
+  std::string name;                // "f", "Class.method", "<module>"
+  Loc loc;
+  std::vector<std::string> params;
+  std::vector<Scope> scopes;       // scopes[0] is the Function scope
+  std::vector<Event> events;       // source order
+  std::vector<std::string> returned;  // values returned (escape the function)
+};
+
+struct Module {
+  std::string path;
+  Lang lang = Lang::Python;
+  std::vector<Function> functions;  // functions[0] is module-level code ("<module>")
+  const Function* find(const std::string& name) const;
+};
+
+// ---- Queries rules share (StreamModel.cpp) --------------------------------------------------
+
+// True when scope `inner` is `outer` or nested in it.
+bool scopeWithin(const Function& f, int inner, int outer);
+// Innermost enclosing scope of `kind`, or -1.
+int enclosingScope(const Function& f, int scope, ScopeKind kind);
+// Innermost enclosing side-stream region, or -1.
+int enclosingSideRegion(const Function& f, int scope);
+// The stream that work issued in `scope` runs on when no stream is named at the call.
+StreamRef effectiveStream(const Function& f, int scope);
+// Event `a` (earlier) runs before event `b` on every path through the function.
+bool dominates(const Function& f, size_t a, size_t b);
+// Whether an event reads (or writes) `value`.
+bool mentions(const Event& e, const std::string& value);
+
+// Per-function facts that hold transitively through calls within one module: what a call to
+// that function does. Lets a rule flag `helper()` inside a region when helper() synchronizes.
+struct FunctionSummary {
+  const Event* sync = nullptr;      // first host sync reached (in this or a callee)
+  const Event* alloc = nullptr;     // first allocation reached
+  const Event* backward = nullptr;  // first backward reached
+  bool gpuWork = false;             // issues GPU work
+  const Function* syncOwner = nullptr;  // function holding `sync`
+};
+
+class ModuleSummary {
+ public:
+  explicit ModuleSummary(const Module& m);
+  // Summary for `callee`, or nullptr if not a function of this module.
+  const FunctionSummary* of(const std::string& callee) const;
+
+ private:
+  std::map<std::string, FunctionSummary> byName_;
+};
+
+const char* eventKindName(EventKind k);
+
+}  // namespace sl::model

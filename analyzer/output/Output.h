@@ -1,0 +1,32 @@
+// Writers for findings: clang-style text, JSON, SARIF 2.1.0. Shared by `check` and `report`.
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/Finding.h"
+
+namespace sl {
+
+enum class Format { Text, Json, Sarif };
+// Parses "text" | "json" | "sarif"; false on anything else.
+bool parseFormat(const std::string& s, Format& out);
+
+struct RuleInfo;  // rules/Registry.h
+
+struct OutputOptions {
+  Format format = Format::Text;
+  bool color = false;            // ANSI colours in text
+  bool showSource = true;        // text: echo the source line with a caret
+  std::string toolCommand;       // SARIF invocation commandLine
+  std::vector<std::string> inputErrors;  // reported as SARIF toolExecutionNotifications
+  const std::vector<RuleInfo>* rules = nullptr;  // SARIF rule metadata (help from rule.md)
+};
+
+// Text: `path:line:col: severity: message [ID]`, the source line, a caret, then notes.
+void writeText(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o);
+void writeJson(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o);
+void writeSarif(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o);
+void writeFindings(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o);
+
+}  // namespace sl

@@ -1,0 +1,127 @@
+// SARIF 2.1.0 for code-scanning services: relative URIs under %SRCROOT%, rule metadata with
+// help from rule.md, and partialFingerprints that survive unrelated line shifts (they hash the
+// rule, the file and the flagged line's trimmed text, plus its occurrence count).
+#include <unistd.h>
+
+#include <climits>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "output/Output.h"
+#include "output/SourceCache.h"
+#include "rules/Rule.h"
+
+namespace sl {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string srcRoot() {
+  std::error_code ec;
+  std::string cwd = fs::current_path(ec).string();
+  return ec ? std::string("/") : cwd;
+}
+
+// Path relative to the source root when inside it; absolute file URI otherwise.
+json artifactLocation(const std::string& path, const std::string& root) {
+  std::error_code ec;
+  fs::path abs = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  fs::path rel = abs.lexically_relative(root);
+  if (!rel.empty() && *rel.begin() != "..")
+    return {{"uri", rel.generic_string()}, {"uriBaseId", "%SRCROOT%"}};
+  return {{"uri", "file://" + abs.generic_string()}};
+}
+
+json location(const std::string& path, Loc loc, const std::string& root) {
+  json region = json::object();
+  if (loc.line) region["startLine"] = loc.line;
+  if (loc.col) region["startColumn"] = loc.col;
+  json phys = {{"artifactLocation", artifactLocation(path, root)}};
+  if (!region.empty()) phys["region"] = region;
+  return {{"physicalLocation", phys}};
+}
+
+std::string trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t\r");
+  return b == std::string_view::npos ? std::string() : std::string(s.substr(b, e - b + 1));
+}
+
+std::string hex(size_t h) {
+  char buf[17];
+  snprintf(buf, sizeof buf, "%016zx", h);
+  return buf;
+}
+
+json ruleDescriptor(const RuleInfo& r) {
+  return {{"id", r.id},
+          {"name", r.name},
+          {"shortDescription", {{"text", r.summary}}},
+          {"fullDescription", {{"text", r.summary}}},
+          {"help", {{"text", r.doc}, {"markdown", r.doc}}},
+          {"helpUri", r.helpUri},
+          {"defaultConfiguration", {{"level", severityName(r.severity)}}},
+          {"properties", {{"tags", json::array({r.runtime ? "runtime" : "static", "cuda-streams"})}}}};
+}
+
+const char* level(Severity s) { return s == Severity::Note ? "note" : severityName(s); }
+
+}  // namespace
+
+void writeSarif(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o) {
+  const std::string root = srcRoot();
+  SourceCache src;
+  json rules = json::array();
+  std::map<std::string, int> ruleIndex;
+  if (o.rules)
+    for (const auto& r : *o.rules) ruleIndex[r.id] = int(rules.size()), rules.push_back(ruleDescriptor(r));
+
+  std::map<std::string, int> seen;  // fingerprint base -> occurrences so far
+  json results = json::array();
+  for (const auto& f : findings) {
+    json res = {{"ruleId", f.ruleId},
+                {"level", level(f.severity)},
+                {"message", {{"text", f.message}}},
+                {"locations", json::array({location(f.path, f.loc, root)})}};
+    if (auto it = ruleIndex.find(f.ruleId); it != ruleIndex.end()) res["ruleIndex"] = it->second;
+    json related = json::array();
+    int id = 0;
+    for (const auto& n : f.notes) {
+      json l = location(n.path, n.loc, root);
+      l["id"] = id++;
+      l["message"] = {{"text", n.message}};
+      related.push_back(std::move(l));
+    }
+    if (!related.empty()) res["relatedLocations"] = std::move(related);
+    std::string base = f.ruleId + "|" + artifactLocation(f.path, root).value("uri", "") + "|" +
+                       trim(src.line(f.path, f.loc.line));
+    int occurrence = seen[base]++;
+    res["partialFingerprints"] = {
+        {"primaryLocationLineHash", hex(std::hash<std::string>{}(base)) + ":" + std::to_string(occurrence + 1)}};
+    if (!f.properties.empty()) res["properties"] = f.properties;
+    results.push_back(std::move(res));
+  }
+
+  json notifications = json::array();
+  for (const auto& e : o.inputErrors)
+    notifications.push_back({{"level", "error"}, {"message", {{"text", e}}}});
+  json invocation = {{"executionSuccessful", o.inputErrors.empty()}};
+  if (!o.toolCommand.empty()) invocation["commandLine"] = o.toolCommand;
+  if (!notifications.empty()) invocation["toolExecutionNotifications"] = notifications;
+
+  json run = {
+      {"tool", {{"driver", {{"name", "streamlint"},
+                            {"version", "0.1.0"},
+                            {"rules", rules}}}}},
+      {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", "file://" + root + "/"}}}}},
+      {"invocations", json::array({invocation})},
+      {"results", results}};
+  json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+              {"version", "2.1.0"},
+              {"runs", json::array({run})}};
+  os << doc.dump(2) << "\n";
+}
+
+}  // namespace sl

@@ -1,0 +1,168 @@
+#include "python/PyApiTable.h"
+
+#include <string>
+#include <unordered_map>
+
+namespace sl::py {
+namespace {
+
+template <class T>
+using Table = std::unordered_map<std::string_view, T>;
+
+const Table<Api>& functions() {
+  static const Table<Api> t = {
+      {"torch.cuda.Stream", Api::StreamCreate},
+      {"torch.cuda.streams.Stream", Api::StreamCreate},
+      {"torch.Stream", Api::StreamCreate},
+      {"torch.cuda.current_stream", Api::CurrentStream},
+      {"torch.accelerator.current_stream", Api::CurrentStream},
+      {"torch.cuda.default_stream", Api::DefaultStream},
+      {"torch.cuda.stream", Api::StreamContext},
+      {"torch.cuda.StreamContext", Api::StreamContext},
+      {"torch.cuda.streams.StreamContext", Api::StreamContext},
+      {"torch.cuda.Event", Api::EventCreate},
+      {"torch.cuda.streams.Event", Api::EventCreate},
+      {"torch.Event", Api::EventCreate},
+      {"torch.cuda.synchronize", Api::DeviceSync},
+      {"torch.accelerator.synchronize", Api::DeviceSync},
+      {"torch.cuda.empty_cache", Api::AllocatorSync},
+      {"time.time", Api::Clock},
+      {"time.perf_counter", Api::Clock},
+      {"time.monotonic", Api::Clock},
+      {"time.time_ns", Api::Clock},
+      {"time.perf_counter_ns", Api::Clock},
+      {"time.monotonic_ns", Api::Clock},
+      {"timeit.default_timer", Api::Clock},
+      {"torch.autograd.backward", Api::Backward},
+      {"torch.autograd.grad", Api::Backward},
+      {"torch.autograd.Variable._execution_engine.run_backward", Api::Backward},
+      {"torch.autograd.variable.Variable._execution_engine.run_backward", Api::Backward},
+      {"torch._C._EngineBase.run_backward", Api::Backward},
+      {"torch.empty", Api::Factory},
+      {"torch.zeros", Api::Factory},
+      {"torch.ones", Api::Factory},
+      {"torch.full", Api::Factory},
+      {"torch.rand", Api::Factory},
+      {"torch.randn", Api::Factory},
+      {"torch.randint", Api::Factory},
+      {"torch.randperm", Api::Factory},
+      {"torch.arange", Api::Factory},
+      {"torch.linspace", Api::Factory},
+      {"torch.eye", Api::Factory},
+      {"torch.tensor", Api::Factory},
+      {"torch.as_tensor", Api::Factory},
+      {"torch.empty_strided", Api::Factory},
+      {"torch.empty_like", Api::FactoryLike},
+      {"torch.zeros_like", Api::FactoryLike},
+      {"torch.ones_like", Api::FactoryLike},
+      {"torch.full_like", Api::FactoryLike},
+      {"torch.rand_like", Api::FactoryLike},
+      {"torch.randn_like", Api::FactoryLike},
+      {"torch.from_numpy", Api::HostTensor},
+      {"torch.nonzero", Api::SyncingOp},
+      {"torch.unique", Api::SyncingOp},
+      {"torch.masked_select", Api::SyncingOp},
+      {"torch.argwhere", Api::SyncingOp},
+      {"torch.distributed.all_reduce", Api::Collective},
+      {"torch.distributed.broadcast", Api::Collective},
+      {"torch.distributed.all_gather", Api::Collective},
+      {"torch.distributed.all_gather_into_tensor", Api::Collective},
+      {"torch.distributed.reduce_scatter", Api::Collective},
+      {"torch.distributed.reduce_scatter_tensor", Api::Collective},
+      {"torch.distributed.all_to_all", Api::Collective},
+      {"torch.distributed.all_to_all_single", Api::Collective},
+      {"torch.distributed.reduce", Api::Collective},
+      {"torch.distributed.send", Api::Collective},
+      {"torch.distributed.recv", Api::Collective},
+      {"torch.distributed.isend", Api::Collective},
+      {"torch.distributed.irecv", Api::Collective},
+      {"torch.equal", Api::SyncingOp},
+      {"torch.allclose", Api::SyncingOp},
+      {"torch.is_nonzero", Api::SyncingOp},
+      {"torch.is_tensor", Api::None},
+      {"torch.is_floating_point", Api::None},
+      {"torch.is_complex", Api::None},
+      {"torch.numel", Api::None},
+      {"torch.no_grad", Api::None},
+      {"torch.enable_grad", Api::None},
+      {"torch.inference_mode", Api::None},
+      {"torch.set_grad_enabled", Api::None},
+      {"torch.autocast", Api::None},
+      {"torch.save", Api::None},
+      {"torch.load", Api::None},
+      {"torch.manual_seed", Api::None},
+      {"torch.typename", Api::None},
+      {"torch.device", Api::CudaDevice},
+      {"torch.cuda.current_device", Api::CudaDevice},
+  };
+  return t;
+}
+
+const Table<Method>& tensorMethods() {
+  static const Table<Method> t = {
+      {"size", Method::Metadata},       {"dim", Method::Metadata},
+      {"numel", Method::Metadata},      {"stride", Method::Metadata},
+      {"element_size", Method::Metadata}, {"data_ptr", Method::Metadata},
+      {"is_contiguous", Method::Metadata}, {"get_device", Method::Metadata},
+      {"nelement", Method::Metadata},   {"storage_offset", Method::Metadata},
+      {"untyped_storage", Method::Metadata}, {"requires_grad_", Method::Metadata},
+      {"register_hook", Method::Metadata}, {"retain_grad", Method::Metadata},
+      {"item", Method::ValueRead},      {"tolist", Method::ValueRead},
+      {"cpu", Method::ToCpu},           {"numpy", Method::Numpy},
+      {"to", Method::To},               {"cuda", Method::Cuda},
+      {"copy_", Method::CopyInto},      {"pin_memory", Method::PinMemory},
+      {"record_stream", Method::RecordStream},
+      {"backward", Method::Backward},
+      {"nonzero", Method::SyncingOp},   {"unique", Method::SyncingOp},
+      {"masked_select", Method::SyncingOp}, {"argwhere", Method::SyncingOp},
+  };
+  return t;
+}
+
+}  // namespace
+
+Api lookupFunction(std::string_view canonical) {
+  auto it = functions().find(canonical);
+  if (it != functions().end()) return it->second;
+  // Everything else under torch's op namespaces is an op; torch.cuda/distributed/utils
+  // helpers are not GPU work by themselves.
+  auto under = [&](std::string_view p) { return canonical.substr(0, p.size()) == p; };
+  if (under("torch.cuda.") || under("torch.distributed.") || under("torch.utils.") ||
+      under("torch.autograd.") || under("torch.backends.") || under("torch.nn.Module") ||
+      under("torch.jit.") || under("torch.compile") || under("torch._dynamo"))
+    return Api::None;
+  if (under("torch.nn.functional.") || under("torch.") || under("torch.linalg.") ||
+      under("torch.fft.") || under("torch.special."))
+    return Api::TensorOp;
+  return Api::None;
+}
+
+Method lookupTensorMethod(std::string_view name) {
+  auto it = tensorMethods().find(name);
+  if (it != tensorMethods().end()) return it->second;
+  if (name.size() > 1 && name.back() == '_' && name[name.size() - 2] != '_') return Method::InPlace;
+  return Method::Other;
+}
+
+StreamMethod lookupStreamMethod(std::string_view name) {
+  if (name == "synchronize") return StreamMethod::Synchronize;
+  if (name == "wait_stream") return StreamMethod::WaitStream;
+  if (name == "wait_event") return StreamMethod::WaitEvent;
+  if (name == "record_event") return StreamMethod::RecordEvent;
+  return StreamMethod::None;
+}
+
+EventMethod lookupEventMethod(std::string_view name) {
+  if (name == "record") return EventMethod::Record;
+  if (name == "wait") return EventMethod::Wait;
+  if (name == "synchronize") return EventMethod::Synchronize;
+  return EventMethod::None;
+}
+
+bool isHostValueBuiltin(std::string_view n) {
+  return n == "bool" || n == "float" || n == "int" || n == "complex";
+}
+
+bool isPrintLike(std::string_view n) { return n == "print"; }
+
+}  // namespace sl::py

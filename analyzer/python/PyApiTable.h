@@ -1,0 +1,61 @@
+// What PyTorch's Python API does to streams, in one table (STYLE.md: API knowledge in tables;
+// rules never name APIs). Keys are canonical dotted names after import-alias resolution
+// ("torch.cuda.synchronize"); tensor/stream/event methods are keyed by method name.
+#pragma once
+#include <string_view>
+
+#include "model/StreamModel.h"
+
+namespace sl::py {
+
+enum class Api : uint8_t {
+  None,
+  StreamCreate,     // torch.cuda.Stream()
+  CurrentStream,    // torch.cuda.current_stream()
+  DefaultStream,    // torch.cuda.default_stream()
+  StreamContext,    // torch.cuda.stream(s), StreamContext(s): a region when used in `with`
+  EventCreate,      // torch.cuda.Event()
+  DeviceSync,       // torch.cuda.synchronize()
+  AllocatorSync,    // torch.cuda.empty_cache(): frees cached blocks (cudaFree synchronizes)
+  Clock,            // time.time() and friends
+  Backward,         // torch.autograd.backward / grad, engine run_backward
+  Factory,          // torch.empty/zeros/randn/...: allocates where `device=` says
+  FactoryLike,      // torch.empty_like(x): allocates on x's device unless device= given
+  HostTensor,       // torch.from_numpy: a pageable host tensor
+  SyncingOp,        // torch.nonzero, torch.unique...: output size depends on data: host waits
+  Collective,       // torch.distributed.all_reduce...: GPU work reading/writing its tensors
+  TensorOp,         // any other torch.* / F.* function: GPU work when given CUDA tensors
+  CudaDevice,       // torch.device(...), torch.cuda.current_device(): names a device
+};
+
+Api lookupFunction(std::string_view canonical);
+
+enum class Method : uint8_t {
+  Other,            // unknown method: GPU work on a CUDA tensor receiver
+  Metadata,         // .size(), .dim(), .shape...: no GPU work, no sync
+  ValueRead,        // .item(), .tolist(): host waits for the value
+  ToCpu,            // .cpu(): blocking device-to-host copy
+  Numpy,            // .numpy(): host read (CUDA tensors must be copied first)
+  To,               // .to(...): copy or cast depending on arguments
+  Cuda,             // .cuda(): host-to-device copy
+  CopyInto,         // dst.copy_(src, non_blocking=...)
+  PinMemory,        // .pin_memory(): page-locked host copy
+  RecordStream,     // .record_stream(s)
+  Backward,         // .backward()
+  SyncingOp,        // .nonzero(), .unique()...
+  InPlace,          // .add_(), .zero_(): writes the receiver
+};
+
+Method lookupTensorMethod(std::string_view name);
+
+enum class StreamMethod : uint8_t { None, Synchronize, WaitStream, WaitEvent, RecordEvent };
+StreamMethod lookupStreamMethod(std::string_view name);
+
+enum class EventMethod : uint8_t { None, Record, Wait, Synchronize };
+EventMethod lookupEventMethod(std::string_view name);
+
+// Python builtins that read a tensor's value on the host: bool(t), float(t), print(t)...
+bool isHostValueBuiltin(std::string_view name);
+bool isPrintLike(std::string_view name);
+
+}  // namespace sl::py

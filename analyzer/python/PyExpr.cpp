@@ -1,0 +1,273 @@
+// Expressions: what each call does to streams, tensors and the host, per PyApiTable.
+#include <algorithm>
+
+#include "python/PyLowering.h"
+
+namespace sl::py {
+
+using model::CopyDir;
+using model::EventKind;
+using model::StreamKind;
+using model::StreamRef;
+using model::SyncKind;
+
+namespace {
+Value tensor(Kind k, std::string path = {}) {
+  Value v;
+  v.fact.kind = k;
+  v.fact.local = true;
+  v.path = std::move(path);
+  return v;
+}
+bool isCuda(const Value& v) { return v.fact.kind == Kind::CudaTensor; }
+}  // namespace
+
+const Lowerer::Arg* Lowerer::CallArgs::keyword(std::string_view name) const {
+  for (const auto& [k, a] : kw)
+    if (k == name) return &a;
+  return nullptr;
+}
+
+const Lowerer::Arg* Lowerer::CallArgs::at(size_t i, std::string_view kwName) const {
+  if (i < pos.size()) return &pos[i];
+  return kwName.empty() ? nullptr : keyword(kwName);
+}
+
+std::string Lowerer::pathOf(TSNode e) const {
+  if (is(e, "identifier")) return std::string(text(e, mc_.src));
+  if (is(e, "attribute")) {
+    std::string base = pathOf(field(e, "object"));
+    return base.empty() ? "" : base + "." + std::string(text(field(e, "attribute"), mc_.src));
+  }
+  if (is(e, "subscript")) {
+    std::string base = pathOf(field(e, "value"));
+    return base.empty() ? "" : base + "[]";
+  }
+  if (is(e, "parenthesized_expression")) return pathOf(ts_node_named_child(e, 0));
+  return "";
+}
+
+std::string Lowerer::dotted(TSNode e) const {
+  if (is(e, "identifier")) return std::string(text(e, mc_.src));
+  if (is(e, "attribute")) {
+    std::string base = dotted(field(e, "object"));
+    return base.empty() ? "" : base + "." + std::string(text(field(e, "attribute"), mc_.src));
+  }
+  return "";
+}
+
+model::Event& Lowerer::emit(EventKind k, TSNode at, std::string api) {
+  model::Event e;
+  e.kind = k;
+  e.loc = locOf(at);
+  e.scope = scope_;
+  e.stream = model::effectiveStream(fn_, scope_);
+  e.api = std::move(api);
+  fn_.events.push_back(std::move(e));
+  return fn_.events.back();
+}
+
+model::Event& Lowerer::emitWork(TSNode at, const std::vector<Value>& args, std::string api) {
+  auto& e = emit(EventKind::Work, at, std::move(api));
+  for (const auto& a : args)
+    if (isCuda(a) && !a.path.empty()) e.reads.push_back(a.path);
+  return e;
+}
+
+void Lowerer::readValue(TSNode at, const Value& v, SyncKind why, const char* api) {
+  if (isCuda(v)) {
+    auto& e = emit(EventKind::HostSync, at, api);
+    e.sync = why;
+    if (!v.path.empty()) e.reads.push_back(v.path);
+  } else if (v.fact.kind == Kind::HostTensor && v.fact.pendingCopy) {
+    emit(EventKind::HostRead, at, api).value = v.path;
+  }
+}
+
+Kind Lowerer::deviceKind(const Arg* device) const {
+  if (!device) return Kind::HostDevice;  // factories default to the CPU
+  Kind k = device->value.fact.kind;
+  if (k == Kind::CudaDevice || k == Kind::HostDevice) return k;
+  TSNode n = device->node;
+  if (is(n, "integer")) return Kind::CudaDevice;
+  if (is(n, "string")) {
+    std::string_view t = text(n, mc_.src);
+    if (t.find("cuda") != std::string_view::npos) return Kind::CudaDevice;
+    if (t.find("cpu") != std::string_view::npos) return Kind::HostDevice;
+  }
+  return Kind::Unknown;
+}
+
+bool Lowerer::truthy(const Arg* a) const { return a && text(a->node, mc_.src) == "True"; }
+
+Value Lowerer::eval(TSNode e) {
+  if (ts_node_is_null(e)) return {};
+  const char* t = ts_node_type(e);
+  if (!std::strcmp(t, "identifier")) {
+    Value v;
+    v.path = std::string(text(e, mc_.src));
+    v.fact = lookup(v.path);
+    if (v.fact.kind == Kind::Unknown) v.canonical = mc_.imports.canonical(v.path);
+    return v;
+  }
+  if (!std::strcmp(t, "call")) return evalCall(e);
+  if (!std::strcmp(t, "attribute")) return evalAttribute(e);
+  if (!std::strcmp(t, "subscript")) return evalSubscript(e);
+  if (!std::strcmp(t, "parenthesized_expression")) return eval(ts_node_named_child(e, 0));
+  if (!std::strcmp(t, "binary_operator") || !std::strcmp(t, "comparison_operator") ||
+      !std::strcmp(t, "unary_operator") || !std::strcmp(t, "boolean_operator") ||
+      !std::strcmp(t, "not_operator"))
+    return evalOperator(e);
+  if (!std::strcmp(t, "lambda") || !std::strcmp(t, "integer") || !std::strcmp(t, "float") ||
+      !std::strcmp(t, "true") || !std::strcmp(t, "false") || !std::strcmp(t, "none"))
+    return {};
+  if (!std::strcmp(t, "interpolation")) {  // f"{t}" formats the tensor: reads its value
+    Value v = eval(field(e, "expression"));
+    readValue(e, v, SyncKind::ValueRead, "format");
+    return {};
+  }
+  if (!std::strcmp(t, "conditional_expression")) {
+    Value a = eval(ts_node_named_child(e, 0));
+    Value cond = eval(ts_node_named_child(e, 1));
+    Value b = eval(ts_node_named_child(e, 2));
+    readValue(e, cond, SyncKind::ValueRead, "bool");
+    return a.fact.kind == b.fact.kind ? a : Value{};
+  }
+  bool comprehension = !std::strcmp(t, "list_comprehension") || !std::strcmp(t, "generator_expression") ||
+                       !std::strcmp(t, "set_comprehension") || !std::strcmp(t, "dictionary_comprehension");
+  int saved = comprehension ? pushScope(model::ScopeKind::Loop, e) : scope_;
+  Value last;
+  for (TSNode c : NamedChildren(e)) last = eval(c);
+  popScope(saved);
+  // `[torch.cuda.Stream() for _ in range(n)]` is a container of streams.
+  if (comprehension && last.fact.kind == Kind::Stream) return tensor(Kind::StreamContainer);
+  return {};
+}
+
+Value Lowerer::evalAttribute(TSNode e) {
+  std::string d = dotted(e);
+  if (!d.empty()) {
+    Fact f = lookup(d);
+    if (f.kind != Kind::Unknown) return Value{f, d, "", false};
+    if (std::string canon = mc_.imports.canonical(d); !canon.empty()) return Value{{}, d, canon, false};
+  }
+  Value obj = eval(field(e, "object"));
+  std::string_view attr = text(field(e, "attribute"), mc_.src);
+  std::string path = obj.path.empty() ? "" : obj.path + "." + std::string(attr);
+  if (isCuda(obj)) {
+    if (attr == "device") return tensor(Kind::CudaDevice);
+    if (attr == "T" || attr == "mT" || attr == "H" || attr == "mH" || attr == "data" ||
+        attr == "grad" || attr == "real" || attr == "imag")
+      return Value{obj.fact, attr == "grad" ? path : obj.path, "", false};
+    return {};
+  }
+  if (obj.fact.kind == Kind::HostTensor && attr == "device") return tensor(Kind::HostDevice);
+  if (!path.empty()) return Value{lookup(path), path, "", false};
+  return {};
+}
+
+Value Lowerer::evalSubscript(TSNode e) {
+  Value base = eval(field(e, "value"));
+  Value idx;
+  for (TSNode c : NamedChildren(e))
+    if (!ts_node_eq(c, field(e, "value"))) idx = eval(c);
+  if (base.fact.kind == Kind::StreamContainer)
+    return Value{Fact{Kind::Stream, StreamRef::side(base.path + "[]")}, base.path + "[]", "", false};
+  if (isCuda(base)) {
+    // Boolean-mask indexing sizes its output from the data: the host waits (like nonzero).
+    if (isCuda(idx) && is(ts_node_named_child(e, 1), "comparison_operator"))
+      readValue(e, idx, SyncKind::ValueRead, "mask-index");
+    emitWork(e, {base, idx}, "index");
+    return tensor(Kind::CudaTensor);
+  }
+  if (base.fact.kind == Kind::HostTensor && base.fact.pendingCopy)
+    emit(EventKind::HostRead, e, "index").value = base.path;
+  Fact f = base.path.empty() ? Fact{} : lookup(base.path + "[]");
+  return Value{f, base.path.empty() ? "" : base.path + "[]", "", false};
+}
+
+Value Lowerer::evalOperator(TSNode e) {
+  const char* t = ts_node_type(e);
+  std::vector<Value> operands;
+  for (TSNode c : NamedChildren(e)) operands.push_back(eval(c));
+  bool anyCuda = std::any_of(operands.begin(), operands.end(), isCuda);
+  if (!std::strcmp(t, "boolean_operator") || !std::strcmp(t, "not_operator")) {
+    // `a and b` / `not a` call bool() on a tensor operand: the host waits for its value.
+    for (const auto& v : operands) readValue(e, v, SyncKind::ValueRead, "bool");
+    return {};
+  }
+  if (!std::strcmp(t, "comparison_operator")) {
+    std::string_view op = text(e, mc_.src);
+    // `x is None`, `k in d`: identity/membership, no tensor op.
+    if (op.find(" is ") != std::string_view::npos || op.find(" in ") != std::string_view::npos) return {};
+  }
+  for (const auto& v : operands)
+    if (v.fact.kind == Kind::HostTensor && v.fact.pendingCopy) emit(EventKind::HostRead, e, "operator").value = v.path;
+  if (!anyCuda) return {};
+  emitWork(e, operands, "operator");
+  return tensor(Kind::CudaTensor);
+}
+
+Value Lowerer::evalCall(TSNode call) {
+  TSNode fnNode = field(call, "function");
+  CallArgs a{call, {}, {}};
+  TSNode argList = field(call, "arguments");
+  // Callee object first (its chain may contain calls), then arguments left to right.
+  Value recv;
+  std::string_view method;
+  std::string canon;
+  if (is(fnNode, "attribute")) {
+    std::string d = dotted(fnNode);
+    canon = d.empty() || lookup(d).kind != Kind::Unknown ? "" : mc_.imports.canonical(d);
+    if (canon.empty()) {
+      recv = eval(field(fnNode, "object"));
+      method = text(field(fnNode, "attribute"), mc_.src);
+    }
+  } else if (is(fnNode, "identifier")) {
+    canon = mc_.imports.canonical(text(fnNode, mc_.src));
+  } else {
+    recv = eval(fnNode);
+  }
+  if (!ts_node_is_null(argList)) {
+    for (TSNode c : NamedChildren(argList)) {
+      if (is(c, "keyword_argument")) {
+        TSNode v = field(c, "value");
+        a.kw.emplace_back(text(field(c, "name"), mc_.src), Arg{v, eval(v)});
+      } else if (is(c, "list_splat") || is(c, "dictionary_splat")) {
+        eval(c);
+      } else {
+        a.pos.push_back(Arg{c, eval(c)});
+      }
+    }
+  }
+
+  if (!canon.empty()) {
+    Value callee;
+    callee.canonical = canon;
+    return callApi(lookupFunction(canon), callee, a);
+  }
+  if (is(fnNode, "identifier")) {
+    std::string name(text(fnNode, mc_.src));
+    if (mc_.functions.count(name)) {
+      emit(EventKind::Call, call, name).callee = name;
+      return {};
+    }
+    if (isHostValueBuiltin(name) || isPrintLike(name)) {
+      for (const auto& arg : a.pos) readValue(call, arg.value, SyncKind::ValueRead, name.c_str());
+    }
+    return {};
+  }
+  if (!method.empty()) {
+    if (recv.path == "self" && !className_.empty()) {
+      std::string callee = className_ + "." + std::string(method);
+      if (mc_.functions.count(callee)) {
+        emit(EventKind::Call, call, callee).callee = callee;
+        return {};
+      }
+    }
+    return callMethod(recv, method, a);
+  }
+  return {};
+}
+
+}  // namespace sl::py

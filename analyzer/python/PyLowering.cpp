@@ -1,0 +1,278 @@
+// Statements: scopes (regions, loops, branches), bindings, lifetimes.
+#include "python/PyLowering.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace sl::py {
+
+using model::EventKind;
+using model::ScopeKind;
+
+Lowerer::Lowerer(ModuleContext& mc, model::Function& fn, std::string className)
+    : mc_(mc), fn_(fn), className_(std::move(className)) {
+  if (fn_.scopes.empty()) fn_.scopes.push_back(model::Scope{ScopeKind::Function, -1, fn_.loc, {}});
+  if (auto it = mc_.classAttrs.find(className_); !className_.empty() && it != mc_.classAttrs.end())
+    for (const auto& [k, f] : it->second) env_[k] = f;
+}
+
+std::unordered_map<std::string, Fact> Lowerer::selfFacts() const {
+  std::unordered_map<std::string, Fact> out;
+  for (const auto& [k, f] : env_)
+    if (k.rfind("self.", 0) == 0 && f.kind != Kind::Unknown) {
+      Fact g = f;
+      g.local = false;  // in other methods the producer is not known
+      out[k] = g;
+    }
+  return out;
+}
+
+Fact Lowerer::lookup(const std::string& path) const {
+  if (auto it = env_.find(path); it != env_.end()) return it->second;
+  if (auto it = mc_.globals.find(path); it != mc_.globals.end()) {
+    Fact f = it->second;
+    f.local = false;
+    return f;
+  }
+  return {};
+}
+
+int Lowerer::pushScope(ScopeKind kind, TSNode at, model::StreamRef stream) {
+  int saved = scope_;
+  fn_.scopes.push_back(model::Scope{kind, scope_, locOf(at), std::move(stream)});
+  scope_ = int(fn_.scopes.size() - 1);
+  return saved;
+}
+
+// Annotated tensor parameters are evidence of a CUDA tensor whose producer is unknown.
+static bool annotationIsTensor(std::string_view t) {
+  return t == "torch.Tensor" || t == "Tensor" || t == "Optional[torch.Tensor]" ||
+         t == "Optional[Tensor]" || t == "torch.Tensor | None" || t == "Tensor | None";
+}
+
+void Lowerer::lowerParameters(TSNode params) {
+  for (TSNode p : NamedChildren(params)) {
+    TSNode nameNode = p;
+    if (is(p, "typed_parameter") || is(p, "typed_default_parameter") || is(p, "default_parameter")) {
+      nameNode = field(p, "name");
+      if (ts_node_is_null(nameNode)) nameNode = ts_node_named_child(p, 0);
+    }
+    if (!is(nameNode, "identifier")) continue;
+    std::string name(text(nameNode, mc_.src));
+    fn_.params.push_back(name);
+    TSNode type = field(p, "type");
+    if (!ts_node_is_null(type) && annotationIsTensor(text(type, mc_.src)))
+      env_[name] = Fact{Kind::CudaTensor};
+  }
+}
+
+void Lowerer::lowerBlock(TSNode block) {
+  for (TSNode s : NamedChildren(block)) lowerStatement(s);
+}
+
+void Lowerer::lowerStatement(TSNode s) {
+  const char* t = ts_node_type(s);
+  if (!std::strcmp(t, "expression_statement")) {
+    for (TSNode c : NamedChildren(s)) {
+      if (is(c, "assignment")) lowerAssignment(c);
+      else if (is(c, "augmented_assignment")) {
+        Value rhs = eval(field(c, "right"));
+        Value lhs = eval(field(c, "left"));
+        if (lhs.fact.kind == Kind::CudaTensor) {
+          auto& e = emitWork(c, {lhs, rhs}, "augmented-assignment");
+          e.writes.push_back(lhs.path);
+        }
+      } else eval(c);
+    }
+  } else if (!std::strcmp(t, "return_statement")) {
+    for (TSNode c : NamedChildren(s)) {
+      Value v = eval(c);
+      if (!v.path.empty()) fn_.returned.push_back(v.path);
+      if (is(c, "expression_list") || is(c, "tuple"))
+        for (TSNode d : NamedChildren(c))
+          if (std::string p = pathOf(d); !p.empty()) fn_.returned.push_back(p);
+    }
+  } else if (!std::strcmp(t, "delete_statement")) {
+    for (TSNode c : NamedChildren(s)) {
+      auto del = [&](TSNode n) {
+        std::string p = pathOf(n);
+        if (p.empty()) return;
+        if (lookup(p).kind == Kind::CudaTensor) emit(EventKind::Free, n, "del").value = p;
+        env_.erase(p);
+      };
+      if (is(c, "expression_list")) for (TSNode d : NamedChildren(c)) del(d);
+      else del(c);
+    }
+  } else if (!std::strcmp(t, "if_statement")) lowerIf(s);
+  else if (!std::strcmp(t, "for_statement") || !std::strcmp(t, "while_statement")) lowerLoop(s);
+  else if (!std::strcmp(t, "with_statement")) lowerWith(s);
+  else if (!std::strcmp(t, "try_statement")) lowerTry(s);
+  else if (!std::strcmp(t, "match_statement")) {
+    eval(field(s, "subject"));
+    TSNode body = field(s, "body");
+    for (TSNode c : NamedChildren(body)) {
+      int saved = pushScope(ScopeKind::Branch, c);
+      if (TSNode cb = field(c, "consequence"); !ts_node_is_null(cb)) lowerBlock(cb);
+      popScope(saved);
+    }
+  } else if (!std::strcmp(t, "function_definition") || !std::strcmp(t, "class_definition") ||
+             !std::strcmp(t, "decorated_definition")) {
+    // Lowered separately as functions of their own (PythonFrontend).
+  } else if (!std::strcmp(t, "import_statement") || !std::strcmp(t, "import_from_statement")) {
+    mc_.imports.add(s, mc_.src);
+  } else if (!std::strcmp(t, "block")) {
+    lowerBlock(s);
+  } else {
+    // assert, raise, print-like statements...: evaluate their expressions for effects.
+    for (TSNode c : NamedChildren(s)) eval(c);
+  }
+}
+
+void Lowerer::lowerAssignment(TSNode a) {
+  TSNode right = field(a, "right");
+  if (ts_node_is_null(right)) {  // annotated declaration without value
+    return;
+  }
+  // Chained `a = b = expr` nests assignments on the right.
+  Value v = is(right, "assignment") ? (lowerAssignment(right), eval(field(right, "left")))
+                                    : eval(right);
+  bind(field(a, "left"), v);
+}
+
+void Lowerer::bind(TSNode target, const Value& v) {
+  if (is(target, "pattern_list") || is(target, "tuple_pattern") || is(target, "list_pattern")) {
+    for (TSNode c : NamedChildren(target)) bind(c, Value{});
+    return;
+  }
+  std::string p = pathOf(target);
+  if (p.empty()) return;
+  if (is(target, "subscript")) {
+    // `cache[key] = torch.cuda.Stream()`: the container now holds streams.
+    if (v.fact.kind == Kind::Stream) env_[p.substr(0, p.size() - 2)] = Fact{Kind::StreamContainer};
+    nameProducers(target, p, v);
+    return;
+  }
+  Fact old = lookup(p);
+  // Rebinding a name that held a CUDA tensor drops the reference: a lifetime end.
+  if (old.kind == Kind::CudaTensor && old.local && v.path != p)
+    emit(EventKind::Free, target, "reassign").value = p;
+  Fact f = v.fact;
+  // A fresh stream, or one fetched from a container, is named where the user binds it
+  // (`backward_stream = cache[device]` reads better than `cache[]` in a diagnostic).
+  if (f.kind == Kind::Stream && f.stream.kind == model::StreamKind::Side &&
+      (f.stream.name.empty() || f.stream.name.ends_with("[]")) && !is(target, "subscript"))
+    f.stream.name = p;
+  if (f.kind == Kind::Unknown) env_.erase(p);
+  else env_[p] = f;
+  nameProducers(target, p, v);
+}
+
+// Events of this statement that produced the bound value (allocation, copy, clock read,
+// stream creation, the op writing a tensor) learn the name they were stored under.
+void Lowerer::nameProducers(TSNode target, const std::string& p, const Value& v) {
+  for (auto it = fn_.events.rbegin(); it != fn_.events.rend(); ++it) {
+    if (it->loc.line < locOf(target).line) break;
+    if (it->value.empty() && (it->kind == EventKind::Alloc || it->kind == EventKind::Copy ||
+                              it->kind == EventKind::Clock || it->kind == EventKind::StreamCreate ||
+                              it->kind == EventKind::EventCreate)) {
+      it->value = p;
+      break;
+    }
+    if (it->kind == EventKind::Work && it->writes.empty() && v.fact.kind == Kind::CudaTensor) {
+      it->writes.push_back(p);
+      break;
+    }
+  }
+}
+
+bool Lowerer::looksLikeGuard(TSNode cond) const {
+  std::string c(text(cond, mc_.src));
+  if (c.find('%') != std::string::npos) return true;  // `step % log_interval == 0`
+  std::transform(c.begin(), c.end(), c.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  for (const char* w : {"log", "verbose", "debug", "print", "interval", "report", "monitor",
+                        "display", "profil", "rank", "check", "valid", "eval"})
+    if (c.find(w) != std::string::npos) return true;
+  return false;
+}
+
+void Lowerer::lowerIf(TSNode s) {
+  TSNode cond = field(s, "condition");
+  eval(cond);
+  ScopeKind kind = looksLikeGuard(cond) ? ScopeKind::Guarded : ScopeKind::Branch;
+  int saved = pushScope(kind, s);
+  lowerBlock(field(s, "consequence"));
+  popScope(saved);
+  for (TSNode c : NamedChildren(s)) {
+    if (is(c, "elif_clause")) {
+      TSNode ec = field(c, "condition");
+      eval(ec);
+      int sv = pushScope(looksLikeGuard(ec) ? ScopeKind::Guarded : ScopeKind::Branch, c);
+      lowerBlock(field(c, "consequence"));
+      popScope(sv);
+    } else if (is(c, "else_clause")) {
+      int sv = pushScope(kind == ScopeKind::Guarded ? ScopeKind::Guarded : ScopeKind::Branch, c);
+      lowerBlock(field(c, "body"));
+      popScope(sv);
+    }
+  }
+}
+
+void Lowerer::lowerLoop(TSNode s) {
+  bool isFor = is(s, "for_statement");
+  if (isFor) eval(field(s, "right"));
+  int saved = pushScope(ScopeKind::Loop, s);
+  if (isFor) bind(field(s, "left"), Value{});
+  else eval(field(s, "condition"));
+  lowerBlock(field(s, "body"));
+  popScope(saved);
+  if (TSNode alt = field(s, "alternative"); !ts_node_is_null(alt)) {
+    int sv = pushScope(ScopeKind::Branch, alt);
+    lowerBlock(field(alt, "body"));
+    popScope(sv);
+  }
+}
+
+void Lowerer::lowerWith(TSNode s) {
+  int saved = scope_;
+  for (TSNode clause : NamedChildren(s)) {
+    if (!is(clause, "with_clause")) continue;
+    for (TSNode item : NamedChildren(clause)) {
+      TSNode value = field(item, "value");
+      TSNode alias{};
+      if (is(value, "as_pattern")) {  // `with X as y` wraps X in as_pattern
+        alias = field(value, "alias");
+        value = ts_node_named_child(value, 0);
+      }
+      Value v = eval(value);
+      if (v.fact.kind == Kind::StreamContext) {
+        // Regions nest: a later item's region is inside the earlier ones.
+        pushScope(ScopeKind::StreamRegion, value, v.fact.stream);
+      }
+      if (!ts_node_is_null(alias)) {
+        TSNode target = is(alias, "as_pattern_target") ? ts_node_named_child(alias, 0) : alias;
+        Value bound = v;
+        if (v.fact.kind == Kind::StreamContext) bound.fact = Fact{Kind::Stream, v.fact.stream};
+        bind(target, bound);
+      }
+    }
+  }
+  lowerBlock(field(s, "body"));
+  scope_ = saved;
+}
+
+void Lowerer::lowerTry(TSNode s) {
+  lowerBlock(field(s, "body"));
+  for (TSNode c : NamedChildren(s)) {
+    if (is(c, "except_clause") || is(c, "except_group_clause") || is(c, "else_clause")) {
+      int sv = pushScope(ScopeKind::Branch, c);
+      for (TSNode d : NamedChildren(c))
+        if (is(d, "block")) lowerBlock(d);
+      popScope(sv);
+    } else if (is(c, "finally_clause")) {
+      for (TSNode d : NamedChildren(c))
+        if (is(d, "block")) lowerBlock(d);
+    }
+  }
+}
+
+}  // namespace sl::py

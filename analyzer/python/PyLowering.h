@@ -1,0 +1,122 @@
+// Lowers one Python function body (or module-level code) into a model::Function.
+//
+// It tracks, per name, what the name holds (a CUDA tensor, a host tensor, a stream, an event,
+// a container of streams...), only from evidence: torch ops and factories, `.cuda()`,
+// `device="cuda"`, parameter annotations. Unknown values produce no events, so rules never
+// fire on guesses.
+#pragma once
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "model/StreamModel.h"
+#include "python/PyApiTable.h"
+#include "python/PyImports.h"
+#include "python/TsNode.h"
+
+namespace sl::py {
+
+enum class Kind : uint8_t {
+  Unknown,
+  CudaTensor,
+  HostTensor,
+  Stream,
+  Event,
+  StreamContainer,  // dict/list/attribute holding streams (the seed's `backward_streams[device]`)
+  CudaDevice,
+  HostDevice,
+  StreamContext,    // the object torch.cuda.stream(s) returns
+  Callable,         // a known API function object
+};
+
+struct Fact {
+  Kind kind = Kind::Unknown;
+  model::StreamRef stream;      // Stream / StreamContext: which stream
+  bool pinned = false;          // HostTensor: page-locked
+  bool local = false;           // produced in this function (its producer stream is known)
+  bool pendingCopy = false;     // HostTensor: target of a non_blocking D2H copy not yet synced
+};
+
+// The value of an expression: its fact, its access path when it names storage, and whether
+// it is an unnamed temporary.
+struct Value {
+  Fact fact;
+  std::string path;        // "x", "self.buf", "d[]"; "" for temporaries
+  std::string canonical;   // resolved API name for dotted names / calls ("torch.cuda.stream")
+  bool isCall = false;
+};
+
+// Facts and names shared by all functions of one module.
+struct ModuleContext {
+  std::string_view src;
+  Imports imports;
+  std::unordered_set<std::string> functions;                  // "f", "Class.method"
+  std::unordered_map<std::string, Fact> globals;               // module-level names
+  std::unordered_map<std::string, std::unordered_map<std::string, Fact>> classAttrs;  // "self.x"
+};
+
+class Lowerer {
+ public:
+  Lowerer(ModuleContext& mc, model::Function& fn, std::string className);
+  void lowerParameters(TSNode params);
+  void lowerBlock(TSNode block);
+  // self.* facts learned in this function (seeds the class's other methods).
+  std::unordered_map<std::string, Fact> selfFacts() const;
+  const std::unordered_map<std::string, Fact>& env() const { return env_; }
+
+ private:
+  // statements (PyLowering.cpp)
+  void lowerStatement(TSNode s);
+  void lowerAssignment(TSNode a);
+  void bind(TSNode target, const Value& v);
+  void nameProducers(TSNode target, const std::string& path, const Value& v);
+  void lowerIf(TSNode s);
+  void lowerLoop(TSNode s);
+  void lowerWith(TSNode s);
+  void lowerTry(TSNode s);
+  int pushScope(model::ScopeKind kind, TSNode at, model::StreamRef stream = {});
+  void popScope(int saved) { scope_ = saved; }
+  bool looksLikeGuard(TSNode cond) const;
+
+  // expressions (PyExpr.cpp)
+  struct Arg {
+    TSNode node;
+    Value value;
+  };
+  struct CallArgs {
+    TSNode call;
+    std::vector<Arg> pos;
+    std::vector<std::pair<std::string_view, Arg>> kw;
+    const Arg* keyword(std::string_view name) const;
+    const Arg* at(size_t i, std::string_view kwName = {}) const;  // positional i or keyword
+  };
+  Value eval(TSNode e);
+  Value evalCall(TSNode call);
+  Value evalAttribute(TSNode e);
+  Value evalSubscript(TSNode e);
+  Value evalOperator(TSNode e);
+  Value callApi(Api api, const Value& callee, CallArgs& a);
+  Value callMethod(const Value& recv, std::string_view method, CallArgs& a);
+  Value callTensorMethod(const Value& recv, std::string_view method, CallArgs& a);
+  Value callHostTensorMethod(const Value& recv, std::string_view method, CallArgs& a);
+  Value copyToDevice(const Value& src, CallArgs& a, const char* api);
+  void readValue(TSNode at, const Value& v, model::SyncKind why, const char* api);
+  Kind deviceKind(const Arg* device) const;  // CudaDevice / HostDevice / Unknown
+  bool truthy(const Arg* a) const;           // literal True
+  std::string pathOf(TSNode e) const;
+  std::string dotted(TSNode e) const;  // "a.b.c" for attribute chains of identifiers, else ""
+  Fact lookup(const std::string& path) const;
+
+  model::Event& emit(model::EventKind k, TSNode at, std::string api = {});
+  model::Event& emitWork(TSNode at, const std::vector<Value>& args, std::string api);
+  std::string currentFunctionClassMethod(std::string_view name) const;
+
+  ModuleContext& mc_;
+  model::Function& fn_;
+  std::string className_;
+  int scope_ = 0;
+  std::unordered_map<std::string, Fact> env_;
+};
+
+}  // namespace sl::py

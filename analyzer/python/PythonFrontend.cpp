@@ -1,0 +1,160 @@
+#include "python/PythonFrontend.h"
+
+#include <memory>
+
+#include "python/PyLowering.h"
+
+extern "C" const TSLanguage* tree_sitter_python(void);
+
+namespace sl::py {
+namespace {
+
+struct ParserDeleter {
+  void operator()(TSParser* p) const { ts_parser_delete(p); }
+};
+struct TreeDeleter {
+  void operator()(TSTree* t) const { ts_tree_delete(t); }
+};
+
+TSParser* threadParser() {
+  thread_local std::unique_ptr<TSParser, ParserDeleter> parser = [] {
+    std::unique_ptr<TSParser, ParserDeleter> p(ts_parser_new());
+    ts_parser_set_language(p.get(), tree_sitter_python());
+    return p;
+  }();
+  return parser.get();
+}
+
+// The first ERROR or MISSING node in document order, for the parse diagnostic.
+TSNode firstError(TSNode n) {
+  if (ts_node_is_missing(n) || is(n, "ERROR")) return n;
+  uint32_t count = ts_node_child_count(n);
+  for (uint32_t i = 0; i < count; ++i) {
+    TSNode c = ts_node_child(n, i);
+    if (ts_node_has_error(c)) {
+      TSNode e = firstError(c);
+      if (!ts_node_is_null(e)) return e;
+    }
+  }
+  return TSNode{};
+}
+
+TSNode unwrapDecorated(TSNode n) {
+  return is(n, "decorated_definition") ? field(n, "definition") : n;
+}
+
+class ModuleLowering {
+ public:
+  ModuleLowering(const SourceFile& file, model::Module& m) : file_(file), m_(m) {
+    mc_.src = file.text();
+  }
+
+  void run(TSNode root) {
+    collect(root);
+    model::Function& top = newFunction("<module>", root);
+    Lowerer low(mc_, top, "");
+    low.lowerBlock(root);
+    for (const auto& [k, f] : low.env()) mc_.globals[k] = f;
+    lowerDefinitions(root, "", "");
+  }
+
+ private:
+  // Function and method names first, so calls to functions defined later resolve.
+  void collect(TSNode block) {
+    for (TSNode s : NamedChildren(block)) {
+      TSNode d = unwrapDecorated(s);
+      if (is(d, "function_definition")) {
+        mc_.functions.insert(std::string(text(field(d, "name"), mc_.src)));
+      } else if (is(d, "class_definition")) {
+        std::string cls(text(field(d, "name"), mc_.src));
+        for (TSNode m : NamedChildren(field(d, "body"))) {
+          TSNode md = unwrapDecorated(m);
+          if (is(md, "function_definition"))
+            mc_.functions.insert(cls + "." + std::string(text(field(md, "name"), mc_.src)));
+        }
+      } else if (is(s, "import_statement") || is(s, "import_from_statement")) {
+        mc_.imports.add(s, mc_.src);
+      }
+    }
+  }
+
+  model::Function& newFunction(std::string name, TSNode at) {
+    m_.functions.emplace_back();
+    model::Function& f = m_.functions.back();
+    f.name = std::move(name);
+    f.loc = locOf(at);
+    return f;
+  }
+
+  void lowerFunction(TSNode def, const std::string& name, const std::string& cls) {
+    model::Function& f = newFunction(name, def);
+    Lowerer low(mc_, f, cls);
+    low.lowerParameters(field(def, "parameters"));
+    TSNode body = field(def, "body");
+    low.lowerBlock(body);
+    if (!cls.empty())
+      for (auto& [k, fact] : low.selfFacts()) mc_.classAttrs[cls].emplace(k, fact);
+    lowerDefinitions(body, name + ".", "");  // nested functions and classes
+  }
+
+  void lowerDefinitions(TSNode block, const std::string& prefix, const std::string& cls) {
+    std::vector<TSNode> later;
+    for (TSNode s : NamedChildren(block)) {
+      TSNode d = unwrapDecorated(s);
+      if (is(d, "function_definition")) {
+        std::string n(text(field(d, "name"), mc_.src));
+        // __init__ first: the attributes it sets (streams, buffers) inform the other methods.
+        if (!cls.empty() && n != "__init__") later.push_back(d);
+        else lowerFunction(d, prefix + n, cls);
+      } else if (is(d, "class_definition")) {
+        std::string c(text(field(d, "name"), mc_.src));
+        lowerDefinitions(field(d, "body"), c + ".", c);
+      } else if (cls.empty() && (is(d, "if_statement") || is(d, "try_statement"))) {
+        // Definitions under `if TYPE_CHECKING:` / `try:` at module level.
+        for (TSNode c : NamedChildren(d))
+          if (is(c, "block")) lowerDefinitions(c, prefix, cls);
+      }
+    }
+    for (TSNode d : later) lowerFunction(d, prefix + std::string(text(field(d, "name"), mc_.src)), cls);
+  }
+
+  const SourceFile& file_;
+  model::Module& m_;
+  ModuleContext mc_;
+};
+
+}  // namespace
+
+model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnostics) {
+  model::Module m;
+  m.path = file.path();
+  m.lang = model::Lang::Python;
+  TSParser* parser = threadParser();
+  std::unique_ptr<TSTree, TreeDeleter> tree(
+      ts_parser_parse_string(parser, nullptr, file.text().data(), uint32_t(file.text().size())));
+  if (!tree) {
+    diagnostics.push_back({"parse-error", Severity::Error, file.path(), {}, "could not parse file", {}, {}});
+    return m;
+  }
+  TSNode root = ts_tree_root_node(tree.get());
+  if (ts_node_has_error(root)) {
+    TSNode e = firstError(root);
+    Finding d{"parse-error", Severity::Error, file.path(), {}, "", {}, {}};
+    if (!ts_node_is_null(e)) {
+      d.loc = locOf(e);
+      std::string near(text(e, file.text()).substr(0, 40));
+      if (auto nl = near.find('\n'); nl != std::string::npos) near.resize(nl);
+      d.message = ts_node_is_missing(e)
+                      ? "syntax error: missing '" + std::string(ts_node_type(e)) + "'"
+                      : "syntax error near '" + near + "'";
+    } else {
+      d.message = "syntax error";
+    }
+    d.message += "; analysed the parts that parsed";
+    diagnostics.push_back(std::move(d));
+  }
+  ModuleLowering(file, m).run(root);
+  return m;
+}
+
+}  // namespace sl::py

@@ -1,0 +1,15 @@
+// Python source -> StreamModel, via tree-sitter and the tree-sitter-python grammar.
+#pragma once
+#include <vector>
+
+#include "core/Finding.h"
+#include "core/SourceFile.h"
+#include "model/StreamModel.h"
+
+namespace sl::py {
+
+// Lowers every function, method and the module-level code of `file`. Syntax errors yield a
+// "parse-error" diagnostic and the parts that parsed are still lowered. Thread-safe.
+model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnostics);
+
+}  // namespace sl::py

@@ -1,0 +1,82 @@
+#include <algorithm>
+#include <sstream>
+
+#include "rules/GeneratedRules.h"
+#include "rules/Rule.h"
+
+namespace sl {
+namespace {
+
+Severity severityFromDoc(const std::string& doc) {
+  size_t p = doc.find("\nseverity:");
+  if (p == std::string::npos) return Severity::Warning;
+  std::string rest = doc.substr(p + 10, 16);
+  if (rest.find("error") != std::string::npos) return Severity::Error;
+  if (rest.find("note") != std::string::npos) return Severity::Note;
+  return Severity::Warning;
+}
+
+// First paragraph under "## What it does", joined into one line.
+std::string summaryFromDoc(const std::string& doc) {
+  size_t p = doc.find("## What it does");
+  if (p == std::string::npos) return "";
+  std::istringstream in(doc.substr(doc.find('\n', p) + 1));
+  std::string line, out;
+  while (std::getline(in, line)) {
+    if (line.empty()) { if (!out.empty()) break; continue; }
+    if (line.rfind("#", 0) == 0) break;
+    out += (out.empty() ? "" : " ") + line;
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<RuleInfo>& ruleCatalogue() {
+  static const std::vector<RuleInfo> all = [] {
+    std::vector<RuleInfo> v;
+    for (const auto& g : rules::generatedRules()) {
+      RuleInfo r;
+      r.id = g.id;
+      r.name = g.name;
+      r.doc = g.doc;
+      r.helpUri = g.docPath;
+      r.severity = severityFromDoc(r.doc);
+      r.summary = summaryFromDoc(r.doc);
+      for (const auto& [n, t] : g.examples) r.examples.emplace_back(n, t);
+      r.runtime = g.make == nullptr;
+      v.push_back(std::move(r));
+    }
+    return v;
+  }();
+  return all;
+}
+
+const RuleInfo* findRule(const std::string& id) {
+  for (const auto& r : ruleCatalogue())
+    if (r.id == id) return &r;
+  return nullptr;
+}
+
+std::unique_ptr<Rule> makeRule(const std::string& id) {
+  for (const auto& g : rules::generatedRules())
+    if (id == g.id) return g.make ? g.make() : nullptr;
+  return nullptr;
+}
+
+Finding& RuleContext::report(Loc loc, std::string message) {
+  Finding f;
+  f.ruleId = info_.id;
+  f.severity = info_.severity;
+  f.path = module_.path;
+  f.loc = loc;
+  f.message = std::move(message);
+  out_.push_back(std::move(f));
+  return out_.back();
+}
+
+void RuleContext::note(Finding& f, Loc loc, std::string message) {
+  f.notes.push_back({module_.path, loc, std::move(message)});
+}
+
+}  // namespace sl

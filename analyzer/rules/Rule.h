@@ -1,0 +1,61 @@
+// The interface every static rule implements, and the catalogue the CLI and outputs read.
+//
+// A rule is one folder rules/SLnnn-name/ holding rule.md, rule.cpp and bad.*/good.* examples.
+// rules/CMakeLists.txt generates the registry from the folder list (no hand-edited list):
+// rule.cpp must define `std::unique_ptr<sl::Rule> sl::rules::make_SLnnn()`.
+// A folder without rule.cpp documents a runtime rule (SL9xx) produced by `streamlint report`.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/Finding.h"
+#include "model/StreamModel.h"
+
+namespace sl {
+
+struct RuleInfo {
+  std::string id;        // "SL401"
+  std::string name;      // "backward-in-side-stream"
+  Severity severity = Severity::Warning;  // from the `severity:` line of rule.md
+  std::string summary;   // first paragraph of "What it does"
+  std::string doc;       // rule.md verbatim
+  std::string helpUri;   // repository-relative path of rule.md
+  std::vector<std::pair<std::string, std::string>> examples;  // (file name, text): bad/good
+  bool runtime = false;  // produced from runtime logs, not by a static check
+};
+
+// What a rule is given: one module, its call summary, and where to put findings.
+class RuleContext {
+ public:
+  RuleContext(const RuleInfo& info, const model::Module& m, const model::ModuleSummary& s,
+              std::vector<Finding>& out)
+      : info_(info), module_(m), summary_(s), out_(out) {}
+  const model::Module& module() const { return module_; }
+  const model::ModuleSummary& summary() const { return summary_; }
+  // Adds a finding of this rule at `loc` in the module's file; returns it to attach notes.
+  Finding& report(Loc loc, std::string message);
+  // Adds a note (related location in the same file) to `f`.
+  void note(Finding& f, Loc loc, std::string message);
+
+ private:
+  const RuleInfo& info_;
+  const model::Module& module_;
+  const model::ModuleSummary& summary_;
+  std::vector<Finding>& out_;
+};
+
+class Rule {
+ public:
+  virtual ~Rule() = default;
+  // Languages the rule's examples cover are listed in rule.md; check() sees every module.
+  virtual void check(RuleContext& ctx) const = 0;
+};
+
+// The catalogue, in ID order (generated registry + embedded rule.md and examples).
+const std::vector<RuleInfo>& ruleCatalogue();
+const RuleInfo* findRule(const std::string& id);
+// A fresh instance of a static rule, or nullptr for runtime-only rules.
+std::unique_ptr<Rule> makeRule(const std::string& id);
+
+}  // namespace sl

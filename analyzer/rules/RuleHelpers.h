@@ -1,0 +1,23 @@
+// Small queries several rules share over one function's events. Rules stay declarative:
+// "who produced this value", "did the host or the stream wait in between".
+#pragma once
+#include <string>
+
+#include "model/StreamModel.h"
+
+namespace sl::rules {
+
+// Index of the last event before `before` that produced `value` (an allocation, a copy into
+// it, GPU work writing it), or -1 when it was produced outside this function.
+long producerOf(const model::Function& f, const std::string& value, size_t before);
+
+// Whether stream `waiter` waits for `producer`'s work somewhere in (from, to), on every path
+// to event `to`: a stream/event wait by `waiter`, or a host sync that drains the GPU.
+bool orderedBetween(const model::Function& f, size_t from, size_t to, const model::StreamRef& waiter,
+                    const model::StreamRef& producer);
+
+// Two stream references name the same stream (the default stream is the current one unless
+// the code switched streams).
+bool sameStream(const model::StreamRef& a, const model::StreamRef& b);
+
+}  // namespace sl::rules

@@ -1,0 +1,53 @@
+// SL401 backward-in-side-stream: see rule.md.
+#include "rules/Rule.h"
+#include "rules/RuleHelpers.h"
+
+namespace sl::rules {
+namespace {
+
+using model::EventKind;
+
+class BackwardInSideStream : public Rule {
+ public:
+  void check(RuleContext& ctx) const override {
+    for (const auto& f : ctx.module().functions) {
+      for (size_t i = 0; i < f.events.size(); ++i) {
+        const auto& e = f.events[i];
+        int region = model::enclosingSideRegion(f, e.scope);
+        if (region < 0) continue;
+        const model::Event* backward = nullptr;
+        if (e.kind == EventKind::Backward) backward = &e;
+        else if (e.kind == EventKind::Call)
+          if (auto* s = ctx.summary().of(e.callee)) backward = s->backward;
+        if (!backward || forwardInRegion(f, i, region)) continue;
+        const auto& scope = f.scopes[size_t(region)];
+        Finding& out = ctx.report(
+            e.loc, "backward runs inside a region on " + scope.stream.describe() +
+                       ", but autograd runs each backward op on the stream of its forward op: only "
+                       "the gradient seed moves to the side stream, nothing overlaps; run the forward "
+                       "on this stream too, or call backward outside the region");
+        ctx.note(out, scope.loc, "side-stream region starts here");
+        if (backward != &e) ctx.note(out, backward->loc, "backward is called here");
+      }
+    }
+  }
+
+ private:
+  // The graph was built in this region when every tensor backward starts from was produced
+  // inside it (then autograd recorded the side stream for those ops).
+  static bool forwardInRegion(const model::Function& f, size_t at, int region) {
+    const auto& e = f.events[at];
+    if (e.reads.empty()) return false;
+    for (const auto& v : e.reads) {
+      long p = producerOf(f, v, at);
+      if (p < 0 || !model::scopeWithin(f, f.events[size_t(p)].scope, region)) return false;
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_SL401() { return std::make_unique<BackwardInSideStream>(); }
+
+}  // namespace sl::rules

@@ -1,0 +1,25 @@
+import time
+import torch
+
+a = torch.randn(256, 256, device="cuda")
+start = time.time()
+for i in range(100):
+    c = torch.mm(a, a)
+end = time.time()  # expect: SL501
+
+
+def timed_step(x: torch.Tensor):
+    t0 = time.perf_counter()
+    y = torch.relu(x)
+    t1 = time.perf_counter()  # expect: SL501
+    return t1 - t0
+
+
+def work(x: torch.Tensor):
+    return torch.matmul(x, x)
+
+
+def through_call(x: torch.Tensor):
+    t0 = time.time()
+    work(x)
+    return time.time() - t0  # expect: SL501

@@ -1,0 +1,89 @@
+#include <gtest/gtest.h>
+
+#include "model/ModelDump.h"
+#include "python/PythonFrontend.h"
+
+namespace {
+std::string lower(const std::string& code, std::vector<sl::Finding>* diags = nullptr) {
+  std::vector<sl::Finding> d;
+  sl::SourceFile f("t.py", code);
+  auto m = sl::py::lowerPython(f, d);
+  if (diags) *diags = d;
+  return sl::model::dump(m);
+}
+bool contains(const std::string& s, const std::string& sub) { return s.find(sub) != std::string::npos; }
+}  // namespace
+
+TEST(PythonFrontend, StreamRegionSpellings) {
+  for (const char* code : {
+           "import torch\ns = torch.cuda.Stream()\nwith torch.cuda.stream(s):\n  pass\n",
+           "import torch.cuda as tc\ns = tc.Stream()\nwith tc.stream(s):\n  pass\n",
+           "from torch.cuda import stream, Stream\ns = Stream()\nwith stream(s):\n  pass\n",
+           "import torch\ns = torch.cuda.Stream()\nwith torch.cuda.StreamContext(s):\n  pass\n",
+           "from torch import cuda\ns = cuda.Stream()\nwith cuda.stream(s):\n  pass\n",
+       })
+    EXPECT_TRUE(contains(lower(code), "region parent=0 @3 stream=stream 's'")) << code << lower(code);
+  EXPECT_TRUE(contains(lower("import torch\nwith torch.cuda.stream(torch.cuda.Stream()) as s:\n  pass\n"),
+                       "region parent=0 @2 stream=stream 'torch.cuda.Stream()'"));
+}
+
+TEST(PythonFrontend, StreamsInDictsAndAttributes) {
+  std::string d = lower(
+      "import torch\n"
+      "def f(dev):\n"
+      "  if dev not in f.streams:\n"
+      "    f.streams[dev] = torch.cuda.Stream(device=dev)\n"
+      "  s = f.streams[dev]\n"
+      "  with torch.cuda.stream(s):\n"
+      "    pass\n"
+      "class M:\n"
+      "  def __init__(self):\n"
+      "    self.comm = torch.cuda.Stream()\n"
+      "  def step(self):\n"
+      "    with torch.cuda.stream(self.comm):\n"
+      "      pass\n");
+  EXPECT_TRUE(contains(d, "stream-create scope=2 on=the current stream api=torch.cuda.Stream value=f.streams[]"));
+  EXPECT_TRUE(contains(d, "region parent=0 @6 stream=stream 'f.streams[]'")) << d;
+  EXPECT_TRUE(contains(d, "region parent=0 @12 stream=stream 'self.comm'")) << d;
+}
+
+TEST(PythonFrontend, EvidenceDrivesTensorEvents) {
+  std::string d = lower(
+      "import torch\n"
+      "def f(x: torch.Tensor, y):\n"
+      "  a = x.item()\n"     // annotated: evidence
+      "  b = y.item()\n"     // unknown: nothing
+      "  c = torch.zeros(4, device='cuda')\n"
+      "  d = c.cpu()\n"
+      "  e = torch.ones(3)\n"
+      "  g = e.to('cuda', non_blocking=True)\n");
+  EXPECT_TRUE(contains(d, "3:7 host-sync scope=0 on=the current stream api=Tensor.item sync=value-read reads=x"));
+  EXPECT_FALSE(contains(d, "\n  4:"));
+  EXPECT_TRUE(contains(d, "5:7 alloc scope=0 on=the current stream api=torch.zeros value=c"));
+  EXPECT_TRUE(contains(d, "6:7 host-sync scope=0 on=the current stream api=Tensor.cpu sync=blocking-copy reads=c"));
+  EXPECT_TRUE(contains(d, "copy scope=0 on=the current stream api=Tensor.to value=g dir=1 nb=1 pinned=1")) << d;
+}
+
+TEST(PythonFrontend, SyntaxErrorsAreReportedAndTheRestIsLowered) {
+  std::vector<sl::Finding> diags;
+  std::string d = lower("import torch\ndef f(:\n  pass\ntorch.cuda.synchronize()\n", &diags);
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_EQ(diags[0].ruleId, "parse-error");
+  EXPECT_EQ(diags[0].loc.line, 2u);
+  EXPECT_TRUE(contains(d, "host-sync")) << d;
+}
+
+TEST(PythonFrontend, CallsIntoSameModuleAndWaits) {
+  std::string d = lower(
+      "import torch\n"
+      "def helper():\n"
+      "  torch.cuda.synchronize()\n"
+      "def f(s):\n"
+      "  s.wait_stream(torch.cuda.current_stream())\n"
+      "  with torch.cuda.stream(s):\n"
+      "    helper()\n"
+      "    torch.cuda.current_stream().wait_stream(s)\n");
+  EXPECT_TRUE(contains(d, "call scope=1 on=stream 's' api=helper callee=helper"));
+  EXPECT_TRUE(contains(d, "wait scope=0 on=stream 's' api=Stream.wait_stream other=the current stream"));
+  EXPECT_TRUE(contains(d, "wait scope=1 on=stream 's' api=Stream.wait_stream other=stream 's'")) << d;
+}
