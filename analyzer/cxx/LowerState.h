@@ -1,0 +1,97 @@
+// Private to the lowering (Lowering.cpp: statements and scopes; LowerCalls.cpp: calls, values,
+// streams). One FunctionLowering per function body; it walks statements in source order,
+// keeps the scope stack, and appends events.
+#pragma once
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Expr.h>
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/Stmt.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cxx/CudaApiTable.h"
+#include "cxx/Lowering.h"
+#include "model/StreamModel.h"
+
+namespace sl::cxx {
+
+// The name a model::Function gets, and a Call event's callee: "Class::method" or "function".
+std::string modelFunctionName(const clang::FunctionDecl* fd);
+
+class FunctionLowering {
+ public:
+  FunctionLowering(clang::ASTContext& ctx, model::Function& fn, const LowerOptions& opts,
+                   std::set<unsigned>& lambdasSeen)
+      : ctx_(ctx), sm_(ctx.getSourceManager()), fn_(fn), opts_(opts), lambdasSeen_(lambdasSeen) {}
+
+  void lower(const clang::FunctionDecl* fd);
+
+  // ---- statements and scopes (Lowering.cpp) ----
+ private:
+  struct BlockItem {
+    enum Kind { Tensor, Region } kind;
+    std::string name;   // Tensor: the local's name
+    int scope = -1;     // Region: the scope it opened
+    bool produced = false;  // Tensor: initialised by GPU work in this function
+  };
+
+  void stmt(const clang::Stmt* s);
+  void compound(const clang::CompoundStmt* cs);
+  void varDecl(const clang::VarDecl* vd);
+  void ifStmt(const clang::IfStmt* is);
+  void loop(const clang::Stmt* s, const clang::Stmt* init, const clang::Expr* cond,
+            const clang::Stmt* body, const clang::Stmt* inc);
+  int pushScope(model::ScopeKind kind, clang::SourceLocation at, model::StreamRef stream = {});
+  void popScope();
+  void openRegion(clang::SourceLocation at, model::StreamRef stream);
+  void closeBlock(clang::SourceLocation end);
+  bool fromMacroBody(clang::SourceLocation l) const;
+  bool isGuardCondition(const clang::Expr* cond) const;
+
+  // ---- expressions and calls (LowerCalls.cpp) ----
+ public:
+  void expr(const clang::Expr* e, const std::string& target = {});
+
+ private:
+  void call(const clang::CallExpr* ce, const std::string& target);
+  void launch(const clang::CUDAKernelCallExpr* k);
+  void apiCall(const ApiEntry& api, const std::string& name, const clang::CallExpr* ce,
+               const clang::Expr* object, const std::string& target);
+  void tensorOp(const clang::CallExpr* ce, const clang::Expr* object, const std::string& name,
+                const std::string& target);
+  void assignment(const clang::Expr* lhs, const clang::Expr* rhs);
+  void noteEscapes(const clang::CallExpr* ce, const std::string& name);
+
+  model::Event& emit(model::EventKind kind, clang::SourceLocation at);
+  model::StreamRef streamOf(const clang::Expr* e);
+  model::StreamRef omittedStream() const;
+  std::string valueName(const clang::Expr* e) const;
+  std::string text(const clang::Expr* e) const;
+  Loc loc(clang::SourceLocation l) const;
+  model::Tri pinnedness(const std::string& hostValue) const;
+  const clang::Expr* arg(const clang::CallExpr* ce, int i) const;
+
+  clang::ASTContext& ctx_;
+  clang::SourceManager& sm_;
+  model::Function& fn_;
+  const LowerOptions& opts_;
+  std::set<unsigned>& lambdasSeen_;  // lambda bodies already walked (macros repeat them)
+  int cur_ = 0;                      // innermost scope
+  std::vector<std::vector<BlockItem>> blocks_;
+  std::map<const clang::ValueDecl*, model::StreamRef> streams_;
+  std::set<std::string> pinned_, pageable_, escaped_;
+  std::map<std::string, int> setCurrentRegion_;  // open setCurrentCUDAStream region per block depth
+};
+
+// Type classification by qualified name (through typedefs, references and const).
+bool isTensorQualType(clang::QualType t);
+bool isStreamQualType(clang::QualType t);
+std::string recordName(clang::QualType t);
+// Strips the wrappers Clang puts around a value-producing expression (cleanups, temporaries,
+// elidable copies, implicit casts) to reach the call that produced it.
+const clang::Expr* coreExpr(const clang::Expr* e);
+
+}  // namespace sl::cxx

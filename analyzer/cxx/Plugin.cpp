@@ -1,0 +1,155 @@
+// The plugin entry point: plans one job per translation unit, parses them in parallel with
+// Clang 19 LibTooling (one ToolInvocation per TU, each with its own FileManager), lowers each
+// main file into a Module, and turns TUs that fail into `parse-error` findings.
+// Nothing here may throw through LLVM frames (LLVM is built without exceptions).
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/FileManager.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendAction.h>
+#include <clang/Lex/Preprocessor.h>
+#include <clang/Tooling/Tooling.h>
+#include <llvm/Support/VirtualFileSystem.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <optional>
+#include <thread>
+
+#include "cxx/CompileArgs.h"
+#include "cxx/CxxPlugin.h"
+#include "cxx/Lowering.h"
+
+namespace sl::cxx {
+namespace {
+
+// Keeps the first error (the one a user fixes first) and counts the rest.
+class FirstErrorConsumer : public clang::DiagnosticConsumer {
+ public:
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
+    clang::DiagnosticConsumer::HandleDiagnostic(level, info);
+    if (level < clang::DiagnosticsEngine::Error) return;
+    fatal |= level == clang::DiagnosticsEngine::Fatal;
+    if (!first.empty()) return;
+    llvm::SmallString<256> msg;
+    info.FormatDiagnostic(msg);
+    first = msg.str().str();
+    if (info.hasSourceManager() && info.getLocation().isValid()) {
+      clang::PresumedLoc p = info.getSourceManager().getPresumedLoc(
+          info.getSourceManager().getFileLoc(info.getLocation()));
+      if (p.isValid()) {
+        where = p.getFilename();
+        line = p.getLine();
+        col = p.getColumn();
+      }
+    }
+  }
+  std::string first, where;
+  unsigned line = 0, col = 0;
+  bool fatal = false;
+};
+
+class LowerConsumer : public clang::ASTConsumer {
+ public:
+  LowerConsumer(std::optional<model::Module>& out, std::string path, clang::Preprocessor& pp)
+      : out_(out), path_(std::move(path)), pp_(pp) {}
+  void HandleTranslationUnit(clang::ASTContext& ctx) override {
+    LowerOptions o;
+    o.perThreadDefaultStream = pp_.isMacroDefined("CUDA_API_PER_THREAD_DEFAULT_STREAM");
+    out_ = lowerMainFile(ctx, path_, o);
+  }
+
+ private:
+  std::optional<model::Module>& out_;
+  std::string path_;
+  clang::Preprocessor& pp_;
+};
+
+class LowerAction : public clang::ASTFrontendAction {
+ public:
+  LowerAction(std::optional<model::Module>& out, std::string path) : out_(out), path_(std::move(path)) {}
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
+    return std::make_unique<LowerConsumer>(out_, path_, ci.getPreprocessor());
+  }
+
+ private:
+  std::optional<model::Module>& out_;
+  std::string path_;
+};
+
+struct JobResult {
+  std::optional<model::Module> module;
+  std::optional<Finding> diagnostic;
+  bool analyzed = false;
+};
+
+JobResult runJob(const CompileJob& job, const Toolchain& tc, bool verbose) {
+  JobResult r;
+  // CUDA 13 dropped texture_fetch_functions.h, which clang 19's CUDA wrapper still includes:
+  // an empty in-memory copy in a directory only this job sees.
+  auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  mem->addFile(tc.shimDir + "/texture_fetch_functions.h", 0, llvm::MemoryBuffer::getMemBuffer(""));
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+  overlay->pushOverlay(mem);
+  if (!job.directory.empty()) overlay->setCurrentWorkingDirectory(job.directory);
+  auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
+
+  if (verbose) {
+    std::string cmd;
+    for (const auto& a : job.args) cmd += a + " ";
+    llvm::errs() << "streamlint: " << cmd << "\n";
+  }
+  FirstErrorConsumer diags;
+  clang::tooling::ToolInvocation inv(job.args, std::make_unique<LowerAction>(r.module, job.display),
+                                     files.get(), std::make_shared<clang::PCHContainerOperations>());
+  inv.setDiagnosticConsumer(&diags);
+  bool ok = inv.run();
+  if (!diags.first.empty() || !ok || !r.module) {
+    Finding f;
+    f.ruleId = "parse-error";
+    f.severity = Severity::Error;
+    f.path = job.display;
+    std::string where = diags.where.empty() ? std::string()
+        : diags.where + ":" + std::to_string(diags.line) + ":" + std::to_string(diags.col) + ": ";
+    if (diags.where == job.file || diags.where == job.display) f.loc = {diags.line, diags.col};
+    unsigned n = diags.getNumErrors();
+    f.message = "could not parse " + job.display + ": " + where +
+                (diags.first.empty() ? "the compiler did not run" : diags.first) +
+                (n > 1 ? " (and " + std::to_string(n - 1) + " more errors)" : "") +
+                (r.module && !diags.fatal ? "; analysed what parsed" : "; file skipped");
+    r.diagnostic = std::move(f);
+  }
+  // A fatal error (a missing include) stops parsing early: what is left is not the program.
+  if (r.module && diags.fatal) r.module.reset();
+  r.analyzed = r.module.has_value();
+  return r;
+}
+
+}  // namespace
+}  // namespace sl::cxx
+
+extern "C" void streamlint_cxx_analyze(const sl::cxx::Request& req, sl::cxx::Result& res) {
+  using namespace sl::cxx;
+  Toolchain tc = discoverToolchain(req);
+  // STREAMLINT_PRINT_COMMANDS=1 prints each TU's command line (bench/cxx compares with clang++).
+  const char* print = std::getenv("STREAMLINT_PRINT_COMMANDS");
+  bool verbose = req.verbose || (print && *print && std::string(print) != "0");
+  std::vector<CompileJob> jobs = planJobs(req, tc, res.diagnostics);
+  res.translationUnits += jobs.size();
+  std::vector<JobResult> results(jobs.size());
+  unsigned n = req.jobs ? req.jobs : std::max(1u, std::thread::hardware_concurrency());
+  n = std::min<unsigned>(n, unsigned(jobs.size()));
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < jobs.size();) results[i] = runJob(jobs[i], tc, verbose);
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  // Merge in input order: output does not depend on the schedule.
+  for (auto& r : results) {
+    if (r.module) res.modules.push_back(std::move(*r.module));
+    if (r.diagnostic) res.diagnostics.push_back(std::move(*r.diagnostic));
+    res.analyzed += r.analyzed;
+  }
+}
