@@ -116,8 +116,14 @@ Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
   return {};
 }
 
-Value Lowerer::callMethod(const Value& recv, std::string_view method, CallArgs& a) {
+Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a) {
   TSNode at = a.call;
+  Value recv = in;
+  // `x.wait_stream(...)`/`x.wait_event(...)` name stream APIs whatever `x` is: a missed wait
+  // would make the ordering rules cry wolf.
+  if (recv.fact.kind == Kind::Unknown && !recv.path.empty() &&
+      (method == "wait_stream" || method == "wait_event"))
+    recv.fact = Fact{Kind::Stream, StreamRef{StreamKind::Unknown, recv.path}};
   switch (recv.fact.kind) {
     case Kind::CudaTensor: return callTensorMethod(recv, method, a);
     case Kind::HostTensor: return callHostTensorMethod(recv, method, a);

@@ -135,9 +135,21 @@ Value Lowerer::eval(TSNode e) {
   }
   bool comprehension = !std::strcmp(t, "list_comprehension") || !std::strcmp(t, "generator_expression") ||
                        !std::strcmp(t, "set_comprehension") || !std::strcmp(t, "dictionary_comprehension");
+  if (!std::strcmp(t, "for_in_clause")) {  // iterating a CUDA tensor yields CUDA tensors
+    Value r = eval(field(e, "right"));
+    bind(field(e, "left"), isCuda(r) ? tensor(Kind::CudaTensor) : Value{});
+    return {};
+  }
   int saved = comprehension ? pushScope(model::ScopeKind::Loop, e) : scope_;
   Value last;
-  for (TSNode c : NamedChildren(e)) last = eval(c);
+  if (comprehension) {
+    // Clauses run before the element expression (the first child) is evaluated.
+    for (TSNode c : NamedChildren(e))
+      if (is(c, "for_in_clause") || is(c, "if_clause")) eval(c);
+    last = eval(ts_node_named_child(e, 0));
+  } else {
+    for (TSNode c : NamedChildren(e)) last = eval(c);
+  }
   popScope(saved);
   // `[torch.cuda.Stream() for _ in range(n)]` is a container of streams.
   if (comprehension && last.fact.kind == Kind::Stream) return tensor(Kind::StreamContainer);

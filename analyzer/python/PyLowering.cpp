@@ -97,7 +97,8 @@ void Lowerer::lowerStatement(TSNode s) {
       auto del = [&](TSNode n) {
         std::string p = pathOf(n);
         if (p.empty()) return;
-        if (lookup(p).kind == Kind::CudaTensor) emit(EventKind::Free, n, "del").value = p;
+        Kind k = lookup(p).kind;
+        if (k == Kind::CudaTensor || k == Kind::HostTensor) emit(EventKind::Free, n, "del").value = p;
         env_.erase(p);
       };
       if (is(c, "expression_list")) for (TSNode d : NamedChildren(c)) del(d);
@@ -122,8 +123,10 @@ void Lowerer::lowerStatement(TSNode s) {
     mc_.imports.add(s, mc_.src);
   } else if (!std::strcmp(t, "block")) {
     lowerBlock(s);
+  } else if (!std::strcmp(t, "assert_statement")) {
+    condition(ts_node_named_child(s, 0));
   } else {
-    // assert, raise, print-like statements...: evaluate their expressions for effects.
+    // raise, print-like statements...: evaluate their expressions for effects.
     for (TSNode c : NamedChildren(s)) eval(c);
   }
 }
@@ -176,6 +179,11 @@ void Lowerer::nameProducers(TSNode target, const std::string& p, const Value& v)
                               it->kind == EventKind::Clock || it->kind == EventKind::StreamCreate ||
                               it->kind == EventKind::EventCreate)) {
       it->value = p;
+      // A copy to the device comes with the allocation of its destination: name both.
+      auto prev = std::next(it);
+      if (it->kind == EventKind::Copy && prev != fn_.events.rend() && prev->kind == EventKind::Alloc &&
+          prev->loc == it->loc && prev->value.empty())
+        prev->value = p;
       break;
     }
     if (it->kind == EventKind::Work && it->writes.empty() && v.fact.kind == Kind::CudaTensor) {
@@ -183,6 +191,12 @@ void Lowerer::nameProducers(TSNode target, const std::string& p, const Value& v)
       break;
     }
   }
+}
+
+// `if t:` / `while t > 0:` call bool() on a CUDA tensor: the host waits for its value.
+void Lowerer::condition(TSNode cond) {
+  Value v = eval(cond);
+  readValue(cond, v, model::SyncKind::ValueRead, "bool");
 }
 
 bool Lowerer::looksLikeGuard(TSNode cond) const {
@@ -197,7 +211,7 @@ bool Lowerer::looksLikeGuard(TSNode cond) const {
 
 void Lowerer::lowerIf(TSNode s) {
   TSNode cond = field(s, "condition");
-  eval(cond);
+  condition(cond);
   ScopeKind kind = looksLikeGuard(cond) ? ScopeKind::Guarded : ScopeKind::Branch;
   int saved = pushScope(kind, s);
   lowerBlock(field(s, "consequence"));
@@ -205,7 +219,7 @@ void Lowerer::lowerIf(TSNode s) {
   for (TSNode c : NamedChildren(s)) {
     if (is(c, "elif_clause")) {
       TSNode ec = field(c, "condition");
-      eval(ec);
+      condition(ec);
       int sv = pushScope(looksLikeGuard(ec) ? ScopeKind::Guarded : ScopeKind::Branch, c);
       lowerBlock(field(c, "consequence"));
       popScope(sv);
@@ -219,10 +233,11 @@ void Lowerer::lowerIf(TSNode s) {
 
 void Lowerer::lowerLoop(TSNode s) {
   bool isFor = is(s, "for_statement");
-  if (isFor) eval(field(s, "right"));
+  Value iterable = isFor ? eval(field(s, "right")) : Value{};
   int saved = pushScope(ScopeKind::Loop, s);
-  if (isFor) bind(field(s, "left"), Value{});
-  else eval(field(s, "condition"));
+  // Iterating a CUDA tensor yields CUDA tensors; anything else yields unknown values.
+  if (isFor) bind(field(s, "left"), iterable.fact.kind == Kind::CudaTensor ? iterable : Value{});
+  else condition(field(s, "condition"));
   lowerBlock(field(s, "body"));
   popScope(saved);
   if (TSNode alt = field(s, "alternative"); !ts_node_is_null(alt)) {

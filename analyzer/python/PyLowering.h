@@ -78,6 +78,7 @@ class Lowerer {
   int pushScope(model::ScopeKind kind, TSNode at, model::StreamRef stream = {});
   void popScope(int saved) { scope_ = saved; }
   bool looksLikeGuard(TSNode cond) const;
+  void condition(TSNode cond);
 
   // expressions (PyExpr.cpp)
   struct Arg {
@@ -97,7 +98,7 @@ class Lowerer {
   Value evalSubscript(TSNode e);
   Value evalOperator(TSNode e);
   Value callApi(Api api, const Value& callee, CallArgs& a);
-  Value callMethod(const Value& recv, std::string_view method, CallArgs& a);
+  Value callMethod(const Value& in, std::string_view method, CallArgs& a);
   Value callTensorMethod(const Value& recv, std::string_view method, CallArgs& a);
   Value callHostTensorMethod(const Value& recv, std::string_view method, CallArgs& a);
   Value copyToDevice(const Value& src, CallArgs& a, const char* api);

@@ -26,7 +26,8 @@ bool orderedBetween(const model::Function& f, size_t from, size_t to, const mode
                     const model::StreamRef& producer) {
   for (size_t i = from + 1; i < to && i < f.events.size(); ++i) {
     const auto& e = f.events[i];
-    if (!model::dominates(f, i, to)) continue;
+    // `to` past the last event means "by the end of the function": only unconditional code counts.
+    if (to < f.events.size() ? !model::dominates(f, i, to) : e.scope != 0) continue;
     if (e.kind == EventKind::HostSync &&
         (e.sync == model::SyncKind::Device ||
          (e.sync == model::SyncKind::Stream && sameStream(e.stream, producer))))

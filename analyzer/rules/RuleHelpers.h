@@ -12,7 +12,7 @@ namespace sl::rules {
 long producerOf(const model::Function& f, const std::string& value, size_t before);
 
 // Whether stream `waiter` waits for `producer`'s work somewhere in (from, to), on every path
-// to event `to`: a stream/event wait by `waiter`, or a host sync that drains the GPU.
+// to event `to` (f.events.size() = the function's end): a stream/event wait by `waiter`, or a host sync that drains the GPU.
 bool orderedBetween(const model::Function& f, size_t from, size_t to, const model::StreamRef& waiter,
                     const model::StreamRef& producer);
 

@@ -1,2 +1,83 @@
 #!/usr/bin/env bash
-echo "0 passed, 0 failed"
+# End-to-end checks of `streamlint` as users call it: exit codes, formats, suppressions, bad
+# input. usage: run_cli_tests.sh path/to/streamlint   (run from the repository root)
+set -u
+SL=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+
+check() {  # check NAME EXPECTED_RC COMMAND... ; output in $tmp/out, stderr in $tmp/err
+  local name=$1 want=$2
+  shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" = "$want" ]; then passed=$((passed + 1)); else
+    failed=$((failed + 1)); echo "FAIL $name: exit $rc, wanted $want"; head -5 "$tmp/out" "$tmp/err"; fi
+}
+expect_in() {  # expect_in NAME FILE TEXT
+  if grep -qF -- "$3" "$2"; then passed=$((passed + 1)); else
+    failed=$((failed + 1)); echo "FAIL $1: '$3' not in $2:"; head -5 "$2"; fi
+}
+
+# The user's seed: exactly SL401 on loss1.backward(), SL501 on both closing clocks, SL303 twice.
+check seed 1 "$SL" check --format json examples/python/seed
+/usr/bin/python3 - "$tmp/out" <<'PY' && passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL seed findings"; }
+import json, sys
+got = sorted((f["path"].split("/")[-1], f["line"], f["rule"]) for f in json.load(open(sys.argv[1]))["findings"])
+want = sorted([("overlapped_forward_backward.py", 26, "SL401"),
+               ("stream_timing_experiment.py", 15, "SL501"), ("stream_timing_experiment.py", 27, "SL501"),
+               ("stream_timing_experiment.py", 23, "SL303"), ("stream_timing_experiment.py", 24, "SL303")])
+sys.exit(0 if got == want else print(got) or 1)
+PY
+check fixed 0 "$SL" check examples/python/fixed
+
+# Text: clang style with source, caret and notes.
+check text 1 "$SL" check --no-color examples/python/seed/overlapped_forward_backward.py
+expect_in text-line "$tmp/out" "examples/python/seed/overlapped_forward_backward.py:26:13: error: backward runs inside"
+expect_in text-rule "$tmp/out" "[SL401]"
+expect_in text-caret "$tmp/out" "            ^"
+expect_in text-note "$tmp/out" "24:10: note: side-stream region starts here"
+
+# SARIF 2.1.0, schema-valid, with code-scanning fields.
+check sarif 1 "$SL" check --format sarif -o "$tmp/r.sarif" examples/python/seed
+check sarif-valid 0 /usr/bin/python3 tests/cli/sarif_validate.py "$tmp/r.sarif"
+
+# Selection and suppression.
+check select 0 "$SL" check --select SL3 examples/python/seed/overlapped_forward_backward.py
+check ignore 1 "$SL" check --ignore SL401,SL303 examples/python/seed
+printf 'import torch\nx = torch.zeros(1, device="cuda")\nfor i in range(3):\n    x.item()  # noqa: SL302\n    x.item()\n' >"$tmp/noqa.py"
+check noqa 1 "$SL" check --format json "$tmp/noqa.py"
+expect_in noqa-other "$tmp/out" '"line": 5'
+if grep -q '"line": 4' "$tmp/out"; then failed=$((failed + 1)); echo "FAIL noqa: line 4 reported"; else passed=$((passed + 1)); fi
+
+# Bad input: exit 2, file named, reason given, no crash; the rest is still analysed.
+printf 'import torch\ndef f(:\n    pass\ntorch.cuda.synchronize()\nfor i in range(2):\n    torch.cuda.synchronize()\n' >"$tmp/broken.py"
+check broken 2 "$SL" check "$tmp/broken.py"
+expect_in broken-msg "$tmp/err" "broken.py:2:"
+expect_in broken-rest "$tmp/out" "[SL302]"
+printf 'x = 1\0\0\0' >"$tmp/bin.py"
+check binary 2 "$SL" check "$tmp/bin.py"
+expect_in binary-msg "$tmp/err" "bin.py: error: binary file"
+printf 'x = "\xff\xfe"\n' >"$tmp/latin.py"
+check utf8 2 "$SL" check "$tmp/latin.py"
+expect_in utf8-msg "$tmp/err" "not valid UTF-8"
+check missing 2 "$SL" check "$tmp/nope.py"
+expect_in missing-msg "$tmp/err" "nope.py: error: No such file"
+mkdir -p "$tmp/loop" && ln -s "$tmp/loop/a.py" "$tmp/loop/a.py"
+check loop 2 "$SL" check "$tmp/loop"
+expect_in loop-msg "$tmp/err" "symlink loop"
+check usage 2 "$SL" check --format yaml .
+check usage-cmd 2 "$SL" frobnicate
+check usage-none 2 "$SL"
+
+# explain / list-rules print the docs with their examples.
+check explain 0 "$SL" explain SL401
+expect_in explain-doc "$tmp/out" "## Why is this bad?"
+expect_in explain-example "$tmp/out" "## Example: bad.py"
+check explain-unknown 2 "$SL" explain SL999
+check list 0 "$SL" list-rules --format json
+expect_in list-json "$tmp/out" '"id": "SL101"'
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,27 @@
+import torch
+
+side = torch.cuda.Stream()
+
+
+def no_wait(n: int):
+    x = torch.randn(n, device="cuda")
+    with torch.cuda.stream(side):
+        y = x * 2  # expect: SL101
+    return y
+
+
+def wait_inside_region_waits_for_nothing(a: torch.Tensor):
+    b = torch.relu(a)
+    with torch.cuda.stream(side):
+        side.wait_stream(torch.cuda.current_stream())  # current_stream() is `side` here
+        c = torch.mm(b, b)  # expect: SL101
+    torch.cuda.current_stream().wait_stream(side)
+    return c
+
+
+def wait_in_one_branch_only(a: torch.Tensor, flag: bool):
+    b = a + 1
+    if flag:
+        side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        b.mul_(2)  # expect: SL101

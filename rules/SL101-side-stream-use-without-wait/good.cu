@@ -1,0 +1,47 @@
+// The consuming stream waits for the producer: an event recorded after the producing work.
+#include <ATen/ATen.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <cuda_runtime.h>
+
+__global__ void produce(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = float(i);
+}
+
+__global__ void consume(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2 * x[i];
+}
+
+void two_streams(float* x, float* y, int n) {
+  cudaStream_t a, b;
+  cudaEvent_t produced;
+  cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking);
+  cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking);
+  cudaEventCreateWithFlags(&produced, cudaEventDisableTiming);
+  produce<<<(n + 255) / 256, 256, 0, a>>>(x, n);
+  cudaEventRecord(produced, a);
+  cudaStreamWaitEvent(b, produced, 0);
+  consume<<<(n + 255) / 256, 256, 0, b>>>(x, y, n);
+}
+
+void legacy_then_blocking(float* x, float* y, int n) {
+  // A stream created without cudaStreamNonBlocking waits for the legacy default stream.
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  produce<<<(n + 255) / 256, 256>>>(x, n);
+  consume<<<(n + 255) / 256, 256, 0, s>>>(x, y, n);
+}
+
+at::Tensor side_sin(const at::Tensor& x) {
+  at::Tensor y = at::mul(x, 2);
+  auto side = at::cuda::getStreamFromPool();
+  at::cuda::CUDAEvent ready;
+  ready.record(at::cuda::getCurrentCUDAStream());
+  c10::cuda::CUDAStreamGuard guard(side);
+  ready.block(side);
+  at::Tensor z = at::sin(y);
+  return z;
+}

@@ -1,0 +1,47 @@
+// SL101 side-stream-use-without-wait: see rule.md.
+#include "rules/Rule.h"
+#include "rules/RuleHelpers.h"
+
+namespace sl::rules {
+namespace {
+
+using model::EventKind;
+
+class SideStreamUseWithoutWait : public Rule {
+ public:
+  void check(RuleContext& ctx) const override {
+    for (const auto& f : ctx.module().functions)
+      for (size_t i = 0; i < f.events.size(); ++i) {
+        const auto& e = f.events[i];
+        if (e.kind != EventKind::Work && e.kind != EventKind::Copy) continue;
+        // Work on a side stream: inside a side region, or launched on a named stream.
+        if (!e.stream.isSide()) continue;
+        for (const auto& v : e.reads) {
+          long p = producerOf(f, v, i);
+          if (p < 0) continue;
+          const auto& prod = f.events[size_t(p)];
+          if (sameStream(prod.stream, e.stream) || orderedBetween(f, size_t(p), i, e.stream, prod.stream))
+            continue;
+          Finding& out = ctx.report(
+              e.loc, "'" + v + "' is used on " + e.stream.describe() + " but was produced on " +
+                         prod.stream.describe() + " with no wait in between: the side stream can read it "
+                         "before it is written; call " + waitHint(e.stream) + " before this use");
+          ctx.note(out, prod.loc, "'" + v + "' produced on " + prod.stream.describe() + " here");
+          if (int r = model::enclosingSideRegion(f, e.scope); r >= 0)
+            ctx.note(out, f.scopes[size_t(r)].loc, "side-stream region starts here");
+          break;  // one finding per use site
+        }
+      }
+  }
+
+ private:
+  static std::string waitHint(const model::StreamRef& s) {
+    return (s.name.empty() ? std::string("stream") : s.name) + ".wait_stream(<producer stream>)";
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_SL101() { return std::make_unique<SideStreamUseWithoutWait>(); }
+
+}  // namespace sl::rules

@@ -1,0 +1,59 @@
+// SL102 side-stream-result-without-join: see rule.md.
+#include <set>
+
+#include "rules/Rule.h"
+#include "rules/RuleHelpers.h"
+
+namespace sl::rules {
+namespace {
+
+using model::EventKind;
+
+class SideStreamResultWithoutJoin : public Rule {
+ public:
+  void check(RuleContext& ctx) const override {
+    for (const auto& f : ctx.module().functions) {
+      for (size_t i = 0; i < f.events.size(); ++i) {
+        const auto& e = f.events[i];
+        for (const auto& v : e.reads)
+          if (unjoined(f, v, i, e.stream)) {
+            const auto& prod = f.events[size_t(producerOf(f, v, i))];
+            Finding& out = ctx.report(
+                e.loc, "'" + v + "' was written on " + prod.stream.describe() + " and is used here on " +
+                           e.stream.describe() + " without waiting for it: this can read it before the "
+                           "side stream has written it; call torch.cuda.current_stream().wait_stream(" +
+                           prod.stream.name + ") after the region");
+            ctx.note(out, prod.loc, "'" + v + "' written on " + prod.stream.describe() + " here");
+            break;
+          }
+      }
+      std::set<std::string> seen;
+      for (const auto& v : f.returned)
+        if (seen.insert(v).second && unjoined(f, v, f.events.size(), model::StreamRef::current())) {
+          const auto& prod = f.events[size_t(producerOf(f, v, f.events.size()))];
+          ctx.report(prod.loc, "'" + v + "' is written on " + prod.stream.describe() +
+                                   " and returned without the caller's stream waiting for it; call "
+                                   "torch.cuda.current_stream().wait_stream(" + prod.stream.name +
+                                   ") before returning");
+        }
+    }
+  }
+
+ private:
+  // `v`, used at `at` on stream `consumer`, was last written on a different side stream and
+  // nothing in between makes the consumer wait for it.
+  static bool unjoined(const model::Function& f, const std::string& v, size_t at, const model::StreamRef& consumer) {
+    long p = producerOf(f, v, at);
+    if (p < 0) return false;
+    const auto& prod = f.events[size_t(p)];
+    if (!prod.stream.isSide() || sameStream(prod.stream, consumer)) return false;
+    if (at < f.events.size() && model::enclosingSideRegion(f, f.events[at].scope) >= 0) return false;  // SL101's case
+    return !orderedBetween(f, size_t(p), at, consumer, prod.stream);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_SL102() { return std::make_unique<SideStreamResultWithoutJoin>(); }
+
+}  // namespace sl::rules

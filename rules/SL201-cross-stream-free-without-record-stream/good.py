@@ -1,0 +1,31 @@
+import torch
+import torch.distributed as dist
+
+side = torch.cuda.Stream()
+
+
+def recorded(n: int):
+    buf = torch.empty(n, device="cuda")
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        dist.all_reduce(buf)
+        buf.record_stream(side)
+    del buf
+
+
+def joined_before_free(n: int):
+    buf = torch.empty(n, device="cuda")
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        dist.all_reduce(buf)
+    torch.cuda.current_stream().wait_stream(side)
+    del buf
+
+
+def escapes(n: int):
+    out = torch.zeros(n, device="cuda")
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        out.add_(1)
+    torch.cuda.current_stream().wait_stream(side)
+    return out

@@ -1,0 +1,24 @@
+// Read back occasionally (an interval guard) and once after the loop.
+#include <cstdio>
+#include <cuda_runtime.h>
+
+__global__ void step_kernel(float* x, float* loss, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= 0.99f;
+  if (i == 0) *loss = x[0];
+}
+
+float train(float* d_x, float* d_loss, int n, int steps, cudaStream_t stream) {
+  float loss = 0;
+  for (int step = 0; step < steps; ++step) {
+    step_kernel<<<(n + 255) / 256, 256, 0, stream>>>(d_x, d_loss, n);
+    if (step % 100 == 0) {
+      cudaMemcpyAsync(&loss, d_loss, sizeof(float), cudaMemcpyDeviceToHost, stream);
+      cudaStreamSynchronize(stream);
+      std::printf("step %d loss %f\n", step, loss);
+    }
+  }
+  cudaMemcpyAsync(&loss, d_loss, sizeof(float), cudaMemcpyDeviceToHost, stream);
+  cudaStreamSynchronize(stream);
+  return loss;
+}

@@ -1,0 +1,17 @@
+import torch
+
+
+def train(loader, x: torch.Tensor, log_interval: int):
+    total = torch.zeros((), device="cuda")
+    for step, batch in enumerate(loader):
+        loss = torch.nn.functional.mse_loss(x, x * 2)
+        total += loss.detach()
+        if step % log_interval == 0:
+            print(total.item())
+    print(total.item())
+
+
+def unknown_values(loader):
+    for batch in loader:
+        loss = batch["loss"]
+        print(loss.item())  # no evidence that `loss` is a CUDA tensor
