@@ -31,6 +31,10 @@ want = sorted([("overlapped_forward_backward.py", 26, "SL401"),
 sys.exit(0 if got == want else print(got) or 1)
 PY
 check fixed 0 "$SL" check examples/python/fixed
+# The documented output of the seed is what the tool prints.
+check expected-output 1 "$SL" check --no-color examples/python/seed
+if diff -u examples/python/expected-output.txt <(cat "$tmp/out" "$tmp/err") >"$tmp/diff"; then passed=$((passed + 1)); else
+  failed=$((failed + 1)); echo "FAIL expected-output:"; head -20 "$tmp/diff"; fi
 
 # Text: clang style with source, caret and notes.
 check text 1 "$SL" check --no-color examples/python/seed/overlapped_forward_backward.py
