@@ -50,6 +50,7 @@ void FunctionLowering::launch(const CUDAKernelCallExpr* k) {
     for (const Expr* a : cfg->arguments()) expr(a);
     s = cfg->getNumArgs() >= 4 ? streamOf(cfg->getArg(3)) : omittedStream();
   }
+  legacyOrdering(s, k->getBeginLoc(), false);
   model::Event& e = emit(EventKind::Work, k->getBeginLoc());
   e.stream = s;
   e.streamExplicit = true;
@@ -66,6 +67,7 @@ void FunctionLowering::launch(const CUDAKernelCallExpr* k) {
     e.reads.push_back(n);
     if (dependent || !pt->getPointeeType().isConstQualified()) e.writes.push_back(n);
   }
+  legacyOrdering(s, k->getBeginLoc(), true);
 }
 
 void FunctionLowering::apiCall(const ApiEntry& api, const std::string& name, const CallExpr* ce,
@@ -92,6 +94,16 @@ void FunctionLowering::apiCall(const ApiEntry& api, const std::string& name, con
       e.value = value;
       e.api = name;
       // The created stream is a side stream known by the out-parameter's name.
+      if (api.op == ApiOp::StreamCreate && !value.empty()) {
+        // cudaStreamNonBlocking == CU_STREAM_NON_BLOCKING == 1; no flags argument: blocking.
+        bool nonBlocking = false;
+        if (const Expr* flags = arg(ce, api.value + 1); flags && !flags->isValueDependent()) {
+          Expr::EvalResult r;
+          if (flags->getType()->isIntegralOrEnumerationType() && flags->EvaluateAsInt(r, ctx_))
+            nonBlocking = (r.Val.getInt().getZExtValue() & 1) != 0;
+        }
+        if (!nonBlocking) blockingStreams_.insert(value);
+      }
       if (api.op == ApiOp::StreamCreate && arg(ce, api.value)) {
         const Expr* out = arg(ce, api.value)->IgnoreParenCasts();
         if (const auto* u = dyn_cast<UnaryOperator>(out); u && u->getOpcode() == UO_AddrOf) {
@@ -156,15 +168,20 @@ void FunctionLowering::apiCall(const ApiEntry& api, const std::string& name, con
       return;
     }
     case ApiOp::Launch: {
+      StreamRef s = streamArg ? streamOf(streamArg) : StreamRef{StreamKind::Unknown, {}};
+      legacyOrdering(s, at, false);
       model::Event& e = emit(EventKind::Work, at);
       e.api = name;
-      e.stream = streamArg ? streamOf(streamArg) : StreamRef{StreamKind::Unknown, {}};
+      e.stream = s;
       e.streamExplicit = true;
+      legacyOrdering(s, at, true);
       return;
     }
     case ApiOp::Copy: {
       std::string src = valueName(arg(ce, api.src));
       CopyDir dir = api.fixedDir != CopyDir::Unknown ? api.fixedDir : copyDirFromKind(enumeratorName(arg(ce, api.dir)));
+      StreamRef s = api.async ? (streamArg ? streamOf(streamArg) : omittedStream()) : omittedStream();
+      legacyOrdering(s, at, false);
       model::Event& e = emit(EventKind::Copy, at);
       e.api = name;
       e.value = value;
@@ -177,15 +194,19 @@ void FunctionLowering::apiCall(const ApiEntry& api, const std::string& name, con
       // named at the call, so the stream is not explicit.
       if (api.async) explicitStream(e);
       else e.stream = omittedStream();
-      withSync(src.empty() ? std::vector<std::string>{} : std::vector<std::string>{src});
+      withSync({});  // the copy event already reads `src`: one use, one event
+      legacyOrdering(s, at, true);
       return;
     }
     case ApiOp::Memset: {
+      StreamRef s = api.async && streamArg ? streamOf(streamArg) : omittedStream();
+      legacyOrdering(s, at, false);
       model::Event& e = emit(EventKind::Work, at);
       e.api = name;
       if (!value.empty()) e.writes.push_back(value);
       if (api.async) explicitStream(e);
       else e.stream = omittedStream();
+      legacyOrdering(s, at, true);
       return;
     }
     case ApiOp::Alloc: {
@@ -206,12 +227,18 @@ void FunctionLowering::apiCall(const ApiEntry& api, const std::string& name, con
       return;
     case ApiOp::Free:
     case ApiOp::HostFree: {
+      // cudaFree waits for all work on the device before it frees: the sync comes first, and
+      // it is device-wide (a later cross-stream use check must see it as ordering).
+      if (api.sync != SyncKind::None) {
+        model::Event& s = emit(EventKind::HostSync, at);
+        s.sync = SyncKind::Device;
+        s.api = name;
+      }
       model::Event& e = emit(EventKind::Free, at);
       e.api = name;
       e.value = value;
       if (api.async) explicitStream(e);
       else e.stream = omittedStream();
-      withSync({});
       return;
     }
     case ApiOp::Clock: {
@@ -245,11 +272,13 @@ void FunctionLowering::tensorOp(const CallExpr* ce, const Expr* object, const st
     if (isTensorQualType(a->getType()))
       if (std::string n = valueName(a); !n.empty()) tensorArgs.push_back(n);
   std::string subject = !obj.empty() ? obj : (tensorArgs.empty() ? std::string() : tensorArgs[0]);
-  auto hostSync = [&](SyncKind k) {
+  // `withRead`: the sync itself is the use (item()); when a copy or op event already reads the
+  // value, the sync carries no reads (one use, one event).
+  auto hostSync = [&](SyncKind k, bool withRead = false) {
     model::Event& s = emit(EventKind::HostSync, at);
     s.sync = k;
     s.api = name;
-    if (!subject.empty()) s.reads.push_back(subject);
+    if (withRead && !subject.empty()) s.reads.push_back(subject);
   };
   auto copy = [&](CopyDir dir, bool nonBlocking, const std::string& src, const std::string& dst) {
     model::Event& e = emit(EventKind::Copy, at);
@@ -269,7 +298,7 @@ void FunctionLowering::tensorOp(const CallExpr* ce, const Expr* object, const st
   };
   if (api) {
     switch (api->op) {
-      case ApiOp::TensorValueRead: return hostSync(SyncKind::ValueRead);
+      case ApiOp::TensorValueRead: return hostSync(SyncKind::ValueRead, true);
       case ApiOp::TensorToHost:
         pageable_.insert(target);
         return copy(CopyDir::DeviceToHost, hasTrueLiteral(ce, 0), obj, target);

@@ -54,6 +54,20 @@ model::Tri FunctionLowering::pinnedness(const std::string& v) const {
   return model::Tri::Unknown;
 }
 
+// The legacy default stream synchronizes with every blocking stream: its work waits for what
+// they queued before, and their later work waits for it. Modelled as the waits CUDA performs
+// implicitly, for the blocking streams this function created (other streams' flags are unknown).
+void FunctionLowering::legacyOrdering(const StreamRef& s, SourceLocation at, bool after) {
+  if (s.kind != StreamKind::Legacy) return;
+  for (const auto& b : blockingStreams_) {
+    model::Event& w = emit(EventKind::Wait, at);
+    w.api = "implicit (legacy default stream)";
+    w.stream = after ? StreamRef::side(b) : s;
+    w.other = after ? s : StreamRef::side(b);
+    w.streamExplicit = true;
+  }
+}
+
 StreamRef FunctionLowering::omittedStream() const {
   return {opts_.perThreadDefaultStream ? StreamKind::PerThread : StreamKind::Legacy, {}};
 }
@@ -74,9 +88,11 @@ std::string FunctionLowering::valueName(const Expr* e) const {
   if (const auto* m = dyn_cast<MemberExpr>(e)) {
     if (!isa<FieldDecl>(m->getMemberDecl())) return {};
     const Expr* base = m->getBase()->IgnoreParenImpCasts();
-    if (isa<CXXThisExpr>(base)) return m->getMemberDecl()->getNameAsString();
+    // Members keep their owner in the name (like Python's `self.buf`): rules treat a value
+    // with an owner as stored beyond the call.
+    if (isa<CXXThisExpr>(base)) return "this->" + m->getMemberDecl()->getNameAsString();
     std::string b = valueName(base);
-    return b.empty() ? std::string() : b + "." + m->getMemberDecl()->getNameAsString();
+    return b.empty() ? std::string() : b + (m->isArrow() ? "->" : ".") + m->getMemberDecl()->getNameAsString();
   }
   if (const auto* a = dyn_cast<ArraySubscriptExpr>(e)) {
     std::string b = valueName(a->getBase());

@@ -68,6 +68,7 @@ class FunctionLowering {
   model::Event& emit(model::EventKind kind, clang::SourceLocation at);
   model::StreamRef streamOf(const clang::Expr* e);
   model::StreamRef omittedStream() const;
+  void legacyOrdering(const model::StreamRef& s, clang::SourceLocation at, bool after);
   std::string valueName(const clang::Expr* e) const;
   std::string text(const clang::Expr* e) const;
   Loc loc(clang::SourceLocation l) const;
@@ -83,6 +84,7 @@ class FunctionLowering {
   std::vector<std::vector<BlockItem>> blocks_;
   std::map<const clang::ValueDecl*, model::StreamRef> streams_;
   std::set<std::string> pinned_, pageable_, escaped_;
+  std::set<std::string> blockingStreams_;  // created here without cudaStreamNonBlocking
   std::map<std::string, int> setCurrentRegion_;  // open setCurrentCUDAStream region per block depth
 };
 

@@ -149,7 +149,13 @@ void FunctionLowering::stmt(const Stmt* s) {
   if (const auto* rs = dyn_cast<ReturnStmt>(s)) {
     if (const Expr* v = rs->getRetValue()) {
       expr(v);
-      if (std::string n = valueName(coreExpr(v)); !n.empty()) fn_.returned.push_back(n);
+      // Only the value itself escapes (`return y;`), not what is computed from it (`y.sum()`).
+      const Expr* r = coreExpr(v)->IgnoreParenCasts();
+      if (const auto* ce = dyn_cast<CallExpr>(r); ce && ce->getNumArgs() == 1 && ce->getDirectCallee() &&
+                                                  ce->getDirectCallee()->getQualifiedNameAsString() == "std::move")
+        r = ce->getArg(0)->IgnoreParenCasts();
+      if (isa<DeclRefExpr>(r) || isa<MemberExpr>(r))
+        if (std::string n = valueName(r); !n.empty()) fn_.returned.push_back(n);
     }
     return;
   }

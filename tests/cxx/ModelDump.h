@@ -51,7 +51,8 @@ inline std::string dumpFunction(const model::Function& f) {
     if (!e.value.empty()) o << " v=" << e.value;
     if (!e.reads.empty()) o << " r=" << join(e.reads);
     if (!e.writes.empty()) o << " w=" << join(e.writes);
-    if (e.kind == model::EventKind::RecordStream) o << " other=" << streamText(e.other);
+    if (e.kind == model::EventKind::RecordStream || (e.kind == model::EventKind::Wait && e.value.empty()))
+      o << " other=" << streamText(e.other);
     if (e.sync != model::SyncKind::None) o << " sync=" << int(e.sync);
     if (e.kind == model::EventKind::Copy)
       o << " dir=" << int(e.dir) << (e.nonBlocking ? " async" : "") << " pinned=" << int(e.srcPinned);

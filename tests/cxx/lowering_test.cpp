@@ -58,12 +58,26 @@ void memory(size_t n, int step) {
 }
 )";
 
+const char* kMembers = R"(#include <cuda_runtime.h>
+struct Runner {
+  cudaStream_t stream_;
+  float* buf_;
+  void make();
+};
+void Runner::make() {
+  cudaStreamCreate(&stream_);  // @member-stream
+  cudaMalloc(&buf_, 4);  // @member-alloc
+  cudaFree(this->buf_);  // @member-free
+}
+)";
+
 class CudaLowering : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     s = new Snippets("cuda");
     s->add("launches.cu", kLaunches);
     s->add("memory.cu", kMemory);
+    s->add("members.cu", kMembers);
     s->add("syntax.cu", "void f( { }\n");
     s->add("missing.cpp", "#include \"no_such_header.h\"\nvoid f() {}\n");
     s->analyze();
@@ -107,7 +121,7 @@ TEST_F(CudaLowering, AllocationsCopiesAndTheirSyncs) {
                                at("memory.cu", "malloc", "host-sync [cudaMalloc] on current sync=6")));
   EXPECT_THAT(f, HasSubstr(at("memory.cu", "mallochost", "host-sync [cudaMallocHost]")));
   EXPECT_THAT(f, HasSubstr(at("memory.cu", "memcpy", "copy [cudaMemcpy] on legacy v=d r=h w=d dir=1 pinned=1")));
-  EXPECT_THAT(f, HasSubstr(at("memory.cu", "memcpy", "host-sync [cudaMemcpy] on current r=h sync=5")));
+  EXPECT_THAT(f, HasSubstr(at("memory.cu", "memcpy", "host-sync [cudaMemcpy] on current sync=5")));
   // Pageable (malloc) vs page-locked (cudaMallocHost) host memory; the host side of a D2H
   // copy is its destination.
   EXPECT_THAT(f, HasSubstr(at("memory.cu", "pageable", "copy [cudaMemcpyAsync] on legacy! v=d r=h w=d dir=1 async pinned=1")));
@@ -127,10 +141,29 @@ TEST_F(CudaLowering, MacroWrappersAreNotControlFlow) {
   EXPECT_THAT(f, HasSubstr(at("memory.cu", "guarded", "host-sync [cudaDeviceSynchronize] on current sync=1 in guarded\n")));
 }
 
+TEST_F(CudaLowering, LegacyStreamWorkIsOrderedWithBlockingStreams) {
+  // `s` was created by cudaStreamCreate (blocking): CUDA orders legacy-stream work after what s
+  // queued before, and s's later work after it. `param`'s flags are unknown: no implicit wait.
+  std::string f = s->function("launches.cu", "launches");
+  std::string l = std::to_string(s->line("launches.cu", "omitted"));
+  EXPECT_THAT(f, HasSubstr(l + " wait [implicit (legacy default stream)] on legacy! other=side:s in fn\n" +
+                           l + " work [k<<<>>>] on legacy! r=c,d w=d in fn\n" +
+                           l + " wait [implicit (legacy default stream)] on side:s! other=legacy in fn\n"));
+  EXPECT_THAT(f, Not(HasSubstr("other=unknown:param")));
+}
+
+TEST_F(CudaLowering, MembersKeepTheirOwnerAndCudaFreeSyncsBeforeFreeing) {
+  std::string f = s->function("members.cu", "Runner::make");
+  EXPECT_THAT(f, HasSubstr(at("members.cu", "member-stream", "stream-create [cudaStreamCreate] on current v=this->stream_")));
+  EXPECT_THAT(f, HasSubstr(at("members.cu", "member-alloc", "alloc [cudaMalloc] on legacy v=this->buf_")));
+  EXPECT_THAT(f, HasSubstr(at("members.cu", "member-free", "host-sync [cudaFree] on current sync=1 in fn\n") +
+                               at("members.cu", "member-free", "free [cudaFree] on legacy v=this->buf_ in fn\n")));
+}
+
 TEST_F(CudaLowering, ParseFailuresNameTheFileAndTheFirstErrorAndTheRunGoesOn) {
   const auto& r = s->result();
-  EXPECT_EQ(r.translationUnits, 4u);
-  EXPECT_EQ(r.analyzed, 3u);  // the missing include is fatal; the syntax error recovers
+  EXPECT_EQ(r.translationUnits, 5u);
+  EXPECT_EQ(r.analyzed, 4u);  // the missing include is fatal; the syntax error recovers
   ASSERT_EQ(r.diagnostics.size(), 2u);
   bool sawMissing = false, sawSyntax = false;
   for (const auto& d : r.diagnostics) {
