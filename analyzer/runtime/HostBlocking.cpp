@@ -1,0 +1,193 @@
+#include "runtime/HostBlocking.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "runtime/Symbolizer.h"
+
+namespace sl::runtime {
+
+namespace {
+
+using slog::ApiClass;
+
+bool blockingClass(ApiClass c) {
+  // Stream and event creation are in: on the H200, the first torch.cuda.Stream() of the user's
+  // timing experiment waited 4.8 s for queued matmuls (tests/runtime/fixtures).
+  return c == ApiClass::Sync || c == ApiClass::Alloc || c == ApiClass::Free ||
+         c == ApiClass::Copy || c == ApiClass::CopyAsync || c == ApiClass::Set ||
+         c == ApiClass::StreamLife || c == ApiClass::EventLife;
+}
+
+const char* kindName(ApiClass c) {
+  switch (c) {
+    case ApiClass::Sync: return "synchronization";
+    case ApiClass::Alloc: return "allocation";
+    case ApiClass::Free: return "free";
+    case ApiClass::Copy: return "blocking copy";
+    case ApiClass::CopyAsync: return "async copy";
+    case ApiClass::Set: return "memset";
+    case ApiClass::StreamLife: return "stream creation/destruction";
+    case ApiClass::EventLife: return "event creation/destruction";
+    default: return "call";
+  }
+}
+
+// The mechanism and the remedy, per kind of blocking call.
+const char* explain(ApiClass c) {
+  switch (c) {
+    case ApiClass::Sync:
+      return "the CPU waits here until the GPU has finished the queued work and queues nothing "
+             "meanwhile; synchronize once outside the hot loop, or order work with events / "
+             "wait_stream instead";
+    case ApiClass::Alloc:
+    case ApiClass::Free:
+      return "device allocation and free synchronize the device; allocate once and reuse the "
+             "buffer (keep tensors alive across iterations, avoid empty_cache())";
+    case ApiClass::Copy:
+      return "a blocking copy waits for all earlier work on the device; copy from pinned memory "
+             "with non_blocking=True and synchronize once where the result is needed";
+    case ApiClass::CopyAsync:
+      return "this asynchronous copy still blocked the host, which happens when the host buffer "
+             "is pageable; pin it (pin_memory()) so the copy can overlap";
+    case ApiClass::StreamLife:
+      return "creating or destroying a stream waited for work already queued on the device; "
+             "create streams once, before the GPU is busy, and reuse them";
+    case ApiClass::EventLife:
+      return "creating or destroying an event waited for the device; create events once and "
+             "reuse them";
+    default:
+      return "the host waited for the device here";
+  }
+}
+
+struct Site {
+  std::string path;
+  uint32_t line = 0;
+  std::string function;
+  std::string native;  // module+0xoffset when no source line is known
+  std::string api;
+  ApiClass cls = ApiClass::Sync;
+  uint64_t calls = 0, totalNs = 0, maxNs = 0;
+  std::set<uint64_t> pids;
+  std::set<int> ranks;
+  std::set<uint32_t> threads;
+};
+
+// The frame the user wrote: the first return address outside CUDA/torch/system modules.
+bool userFrame(const ProcessLog& log, const ApiCall& c, std::string& module, uint64_t& offset) {
+  const Module* fallback = nullptr;
+  uint64_t fallbackOff = 0;
+  for (int i = 0; i < c.nframes; ++i) {
+    const Module* m = log.moduleFor(c.frames[i]);
+    if (!m) continue;
+    uint64_t off = c.frames[i] - 1 - m->base;  // the call instruction, not the one after it
+    if (!fallback) { fallback = m; fallbackOff = off; }
+    if (!isRuntimeModule(m->path)) { module = m->path; offset = off; return true; }
+  }
+  if (!fallback) return false;
+  module = fallback->path;
+  offset = fallbackOff;
+  return true;
+}
+
+std::string micros(double us) {
+  char buf[64];
+  if (us >= 1e6) snprintf(buf, sizeof buf, "%.2f s", us / 1e6);
+  else if (us >= 1e3) snprintf(buf, sizeof buf, "%.2f ms", us / 1e3);
+  else snprintf(buf, sizeof buf, "%.1f us", us);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<Finding> measuredHostBlocking(const std::vector<ProcessLog>& logs,
+                                          const HostBlockingOptions& options) {
+  // Pass 1: native sites need symbolizing; batch them per module.
+  Symbolizer sym;
+  for (const auto& log : logs)
+    for (const auto& c : log.calls) {
+      if (!blockingClass(slog::apiClass(c.rec.api))) continue;
+      if ((c.rec.flags & slog::kHasPython) && log.codes.count(c.rec.pyCode)) continue;
+      std::string module;
+      uint64_t off;
+      if (userFrame(log, c, module, off)) sym.add(module, off);
+    }
+  sym.run();
+
+  // Pass 2: aggregate per (location, API).
+  std::map<std::tuple<std::string, uint32_t, std::string, std::string>, Site> sites;
+  for (const auto& log : logs)
+    for (const auto& c : log.calls) {
+      ApiClass cls = slog::apiClass(c.rec.api);
+      if (!blockingClass(cls)) continue;
+      Site s;
+      auto code = log.codes.find(c.rec.pyCode);
+      if ((c.rec.flags & slog::kHasPython) && code != log.codes.end()) {
+        s.path = code->second.file;
+        s.line = pythonLine(code->second, c.rec.pyOffset);
+        s.function = code->second.name;
+      } else {
+        std::string module;
+        uint64_t off = 0;
+        if (userFrame(log, c, module, off)) {
+          NativeSite n = sym.lookup(module, off);
+          s.function = n.function;
+          char buf[64];
+          snprintf(buf, sizeof buf, "+0x%llx", static_cast<unsigned long long>(off));
+          s.native = module + buf;
+          if (!n.file.empty() && n.line) { s.path = n.file; s.line = n.line; }
+          else s.path = module;
+        } else {
+          s.path = "<unknown>";
+        }
+      }
+      s.api = slog::apiName(c.rec.api);
+      auto& site = sites[{s.path, s.line, s.line ? std::string() : s.native, s.api}];
+      if (site.calls == 0) site = s;
+      site.cls = cls;
+      site.calls++;
+      site.totalNs += c.blockedNs();
+      site.maxNs = std::max(site.maxNs, c.blockedNs());
+      site.pids.insert(log.header.pid);
+      if (log.header.rank >= 0) site.ranks.insert(log.header.rank);
+      site.threads.insert(c.tid);
+    }
+
+  std::vector<const Site*> ranked;
+  for (const auto& [key, s] : sites)
+    if (s.totalNs / 1e3 >= options.minBlockingMicros) ranked.push_back(&s);
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const Site* a, const Site* b) { return a->totalNs > b->totalNs; });
+
+  std::vector<Finding> out;
+  for (const Site* s : ranked) {
+    double total = s->totalNs / 1e3, mx = s->maxNs / 1e3;
+    Finding f;
+    f.ruleId = "SL901";
+    f.severity = Severity::Warning;
+    f.path = s->path;
+    f.loc = Loc{s->line, s->line ? 1u : 0u};
+    f.message = "`" + s->api + "` blocked the host for " + micros(total) + " in " +
+                std::to_string(s->calls) + (s->calls == 1 ? " call" : " calls") +
+                (s->calls > 1 ? " (longest " + micros(mx) + ")" : std::string()) + ": " +
+                explain(s->cls);
+    f.properties = {{"api", s->api},
+                    {"calls", s->calls},
+                    {"blockedMicros", std::round(total * 10) / 10},
+                    {"maxBlockedMicros", std::round(mx * 10) / 10},
+                    {"kind", kindName(s->cls)},
+                    {"processes", s->pids.size()},
+                    {"threads", s->threads.size()}};
+    if (!s->ranks.empty()) f.properties["ranks"] = std::vector<int>(s->ranks.begin(), s->ranks.end());
+    if (!s->function.empty()) f.properties["function"] = s->function;
+    if (!s->native.empty()) f.properties["nativeAddress"] = s->native;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace sl::runtime

@@ -1,0 +1,213 @@
+#include "runtime/LogReader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+
+namespace sl::runtime {
+
+const Module* ProcessLog::moduleFor(uint64_t addr) const {
+  for (const auto& m : modules)
+    if (addr >= m.lo && addr < m.hi) return &m;
+  return nullptr;
+}
+
+namespace {
+
+template <class T>
+bool fits(const char* p, const char* end) { return size_t(end - p) >= sizeof(T); }
+
+// Parses one chunk's records. False when a record is malformed (then the chunk is damaged).
+bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log, std::string& why) {
+  while (p < end) {
+    if (!fits<slog::RecHeader>(p, end)) { why = "record header cut off"; return false; }
+    slog::RecHeader h;
+    std::memcpy(&h, p, sizeof h);
+    if (h.bytes == 0 || h.bytes % 8 != 0 || h.bytes > size_t(end - p)) {
+      why = "record of impossible size " + std::to_string(h.bytes);
+      return false;
+    }
+    const char* body = p;
+    p += h.bytes;
+    switch (h.type) {
+      case slog::RecType::Pad: break;
+      case slog::RecType::Api: {
+        ApiCall c;
+        if (h.bytes < sizeof c.rec) { why = "short API record"; return false; }
+        std::memcpy(&c.rec, body, sizeof c.rec);
+        c.tid = tid;
+        c.nframes = std::min<uint8_t>(c.rec.nframes, slog::kMaxFrames);
+        if (sizeof c.rec + 8u * c.nframes > h.bytes) { why = "API record frames cut off"; return false; }
+        std::memcpy(c.frames, body + sizeof c.rec, 8u * c.nframes);
+        log.calls.push_back(c);
+        break;
+      }
+      case slog::RecType::CodeDef: {
+        slog::CodeDefRecord r;
+        std::memcpy(&r, body, std::min<size_t>(sizeof r, h.bytes));
+        size_t need = sizeof r + r.fileLen + r.nameLen + r.lineTableLen;
+        if (h.bytes < sizeof r || need > h.bytes) { why = "code record cut off"; return false; }
+        const char* t = body + sizeof r;
+        CodeDef d{std::string(t, r.fileLen), std::string(t + r.fileLen, r.nameLen), r.firstLine,
+                  std::string(t + r.fileLen + r.nameLen, r.lineTableLen), (r.flags & 1) != 0};
+        log.codes[r.codeId] = std::move(d);
+        break;
+      }
+      case slog::RecType::Module: {
+        slog::ModuleRecord r;
+        if (h.bytes < sizeof r) { why = "short module record"; return false; }
+        std::memcpy(&r, body, sizeof r);
+        if (sizeof r + r.pathLen > h.bytes) { why = "module record cut off"; return false; }
+        Module m{std::string(body + sizeof r, r.pathLen), r.base, r.lo, r.hi};
+        bool known = std::any_of(log.modules.begin(), log.modules.end(), [&](const Module& x) {
+          return x.base == m.base && x.path == m.path;
+        });
+        if (!known) log.modules.push_back(std::move(m));
+        break;
+      }
+      case slog::RecType::Activity: {
+        slog::ActivityRecord a;
+        if (h.bytes < sizeof a) { why = "short activity record"; return false; }
+        std::memcpy(&a, body, sizeof a);
+        log.activities.push_back(a);
+        break;
+      }
+      case slog::RecType::String: {
+        slog::StringRecord r;
+        if (h.bytes < sizeof r) { why = "short string record"; return false; }
+        std::memcpy(&r, body, sizeof r);
+        if (sizeof r + r.len > h.bytes) { why = "string record cut off"; return false; }
+        log.strings[r.id] = std::string(body + sizeof r, r.len);
+        break;
+      }
+      case slog::RecType::Message: {
+        uint32_t len = 0;
+        if (h.bytes < 8) { why = "short message"; return false; }
+        std::memcpy(&len, body + sizeof h, 4);
+        if (sizeof h + 4 + len > h.bytes) { why = "message cut off"; return false; }
+        log.messages.emplace_back(body + sizeof h + 4, len);
+        break;
+      }
+      case slog::RecType::Trailer: {
+        slog::TrailerRecord t;
+        if (h.bytes < sizeof t) { why = "short trailer"; return false; }
+        std::memcpy(&t, body, sizeof t);
+        log.trailer = t;
+        break;
+      }
+      case slog::RecType::Clock: {
+        slog::ClockRecord c;
+        if (h.bytes < sizeof c) { why = "short clock record"; return false; }
+        std::memcpy(&c, body, sizeof c);
+        log.clocks.push_back(c);
+        break;
+      }
+      default: break;  // a newer record kind of the same version: skip it by its size
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool readLog(const std::string& path, ProcessLog& log, std::string& error) {
+  log = ProcessLog{};
+  log.path = path;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = path + ": cannot open: " + std::strerror(errno);
+    return false;
+  }
+  char head[sizeof(slog::FileHeader)] = {};
+  in.read(head, sizeof head);
+  if (size_t(in.gcount()) < 16 || std::memcmp(head, slog::kMagic, 8) != 0) {
+    error = path + ": not a streamlint runtime log (bad magic)";
+    return false;
+  }
+  std::memcpy(&log.header, head, sizeof head);
+  if (log.header.version != slog::kVersion) {
+    error = path + ": log format version " + std::to_string(log.header.version) +
+            ", this streamlint reads version " + std::to_string(slog::kVersion);
+    return false;
+  }
+  if (size_t(in.gcount()) < sizeof head) {
+    log.problems.push_back("the file header is cut off");
+    return true;
+  }
+  in.seekg(log.header.headerBytes, std::ios::beg);
+  std::vector<char> buf;
+  uint64_t offset = log.header.headerBytes;
+  while (true) {
+    slog::ChunkHeader ch;
+    in.read(reinterpret_cast<char*>(&ch), sizeof ch);
+    if (in.gcount() == 0) break;
+    std::string why;
+    if (size_t(in.gcount()) < sizeof ch) why = "chunk header cut off";
+    else if (ch.magic != slog::kChunkMagic) why = "bad chunk marker";
+    else {
+      buf.resize(ch.bytes);
+      in.read(buf.data(), ch.bytes);
+      if (size_t(in.gcount()) < ch.bytes) why = "chunk cut off";
+      else if (slog::fnv1a32(buf.data(), buf.size()) != ch.checksum) why = "checksum mismatch";
+      else if (!parseRecords(buf.data(), buf.data() + buf.size(), ch.tid, log, why)) {}
+    }
+    if (!why.empty()) {
+      log.problems.push_back("damaged at byte " + std::to_string(offset) + " (" + why +
+                             "): read as far as that");
+      return true;
+    }
+    offset += sizeof ch + ch.bytes;
+  }
+  if (!log.trailer)
+    log.problems.push_back("no trailer: the process ended without flushing (killed, crashed or "
+                           "_exit); read as far as the log goes");
+  return true;
+}
+
+namespace {
+struct TableCursor {
+  const std::string& t;
+  size_t i = 0;
+  bool more() const { return i < t.size(); }
+  uint8_t next() { return i < t.size() ? uint8_t(t[i++]) : 0; }
+  uint32_t varint() {
+    uint8_t b = next();
+    uint32_t v = b & 63;
+    for (int shift = 6; (b & 64) && more() && shift < 32; shift += 6) {
+      b = next();
+      v |= uint32_t(b & 63) << shift;
+    }
+    return v;
+  }
+  int32_t svarint() {
+    uint32_t v = varint();
+    return (v & 1) ? -int32_t(v >> 1) : int32_t(v >> 1);
+  }
+};
+}  // namespace
+
+// CPython's location table (Objects/locations.md, 3.11-3.13): entries of
+// [1 code:4 length-1:3] + payload; codes 0-9 same line, 10-12 line +0/+1/+2, 13 signed varint
+// line delta, 14 long form (delta first), 15 no location. Lengths are in 2-byte code units.
+uint32_t pythonLine(const CodeDef& code, uint32_t offset) {
+  if (offset == 0xffffffffu || code.lineTable.empty()) return code.firstLine;
+  TableCursor c{code.lineTable};
+  int64_t line = code.firstLine;
+  uint64_t addr = 0;
+  while (c.more()) {
+    uint8_t first = c.next();
+    if (!(first & 0x80)) continue;  // not an entry start: resynchronise
+    int kind = (first >> 3) & 15;
+    uint64_t end = addr + 2 * ((first & 7) + 1);
+    int64_t delta = 0;
+    if (kind == 13 || kind == 14) delta = c.svarint();
+    else if (kind >= 10 && kind <= 12) delta = kind - 10;
+    line += delta;
+    while (c.more() && !(uint8_t(code.lineTable[c.i]) & 0x80)) ++c.i;  // skip column data
+    if (offset < end) return kind == 15 || line <= 0 ? 0 : uint32_t(line);
+    addr = end;
+  }
+  return 0;
+}
+
+}  // namespace sl::runtime

@@ -1,0 +1,60 @@
+// Reads one .slog file (format: interposer/include/streamlint/LogFormat.h) into memory.
+// Damage is not fatal: the reader keeps every record before the first bad chunk and lists what
+// it could not read in `problems`, so `report` can say how far a log went.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "streamlint/LogFormat.h"
+
+namespace sl::runtime {
+
+struct ApiCall {
+  slog::ApiRecord rec;
+  uint32_t tid = 0;
+  uint8_t nframes = 0;
+  uint64_t frames[slog::kMaxFrames] = {};
+  uint64_t blockedNs() const { return rec.tExit > rec.tEnter ? rec.tExit - rec.tEnter : 0; }
+};
+
+struct CodeDef {
+  std::string file;
+  std::string name;
+  uint32_t firstLine = 0;
+  std::string lineTable;  // CPython 3.11+ location table bytes
+  bool insideTorch = false;
+};
+
+struct Module {
+  std::string path;
+  uint64_t base = 0, lo = 0, hi = 0;
+};
+
+struct ProcessLog {
+  std::string path;
+  slog::FileHeader header{};
+  std::vector<ApiCall> calls;
+  std::unordered_map<uint32_t, CodeDef> codes;
+  std::unordered_map<uint32_t, std::string> strings;
+  std::vector<Module> modules;  // distinct (path, base)
+  std::vector<slog::ActivityRecord> activities;
+  std::vector<slog::ClockRecord> clocks;
+  std::vector<std::string> messages;  // what the recorder printed while running
+  std::optional<slog::TrailerRecord> trailer;
+  std::vector<std::string> problems;  // truncation or damage, one line each
+
+  const Module* moduleFor(uint64_t addr) const;
+};
+
+// False (with `error` naming the file and the reason) when the file is unreadable, not a .slog,
+// or of another format version. Partial logs return true with `problems` filled.
+bool readLog(const std::string& path, ProcessLog& out, std::string& error);
+
+// Line of the instruction at byte `offset` in a code object (CPython 3.11+ location table), or
+// 0 when it has none.
+uint32_t pythonLine(const CodeDef& code, uint32_t offset);
+
+}  // namespace sl::runtime

@@ -1,0 +1,106 @@
+#include "runtime/Symbolizer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+namespace sl::runtime {
+
+namespace {
+
+std::string baseName(const std::string& p) {
+  auto s = p.rfind('/');
+  return s == std::string::npos ? p : p.substr(s + 1);
+}
+
+std::string shellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string findTool() {
+  if (const char* t = getenv("SL_ADDR2LINE"); t && *t) return t;
+  const char* path = getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  std::string d;
+  while (std::getline(dirs, d, ':'))
+    if (!d.empty() && access((d + "/addr2line").c_str(), X_OK) == 0) return d + "/addr2line";
+  return "";
+}
+
+}  // namespace
+
+bool isRuntimeModule(const std::string& path) {
+  static const char* kPrefixes[] = {"libcudart", "libcuda.", "libcupti", "libtorch", "libc10",
+                                    "libstreamlint_interposer", "libc.so", "libc-", "libpthread",
+                                    "libcublas", "libcudnn", "libnccl", "libcufft", "libcusparse",
+                                    "libcurand", "libnvrtc", "libpython", "libffi", "_ctypes",
+                                    "_C.cpython", "ld-linux", "libstdc++", "libgcc_s", "libdl"};
+  std::string b = baseName(path);
+  if (b.rfind("python", 0) == 0) return true;  // the interpreter executable
+  return std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
+                     [&](const char* p) { return b.rfind(p, 0) == 0; });
+}
+
+void Symbolizer::add(const std::string& module, uint64_t offset) {
+  if (!done_.count({module, offset})) pending_[module].push_back(offset);
+}
+
+void Symbolizer::run() {
+  std::string tool = findTool();
+  for (auto& [module, offsets] : pending_) {
+    std::sort(offsets.begin(), offsets.end());
+    offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+    for (uint64_t off : offsets) done_[{module, off}] = NativeSite{module, off, "", "", 0};
+    if (tool.empty() || access(module.c_str(), R_OK) != 0) continue;
+    // -a prints each address before its (function, file:line) pairs; -i adds inlined callers
+    // after the innermost one, which is the one we keep.
+    std::string cmd = shellQuote(tool) + " -a -C -f -i -e " + shellQuote(module);
+    for (uint64_t off : offsets) {
+      char hex[32];
+      snprintf(hex, sizeof hex, " 0x%llx", static_cast<unsigned long long>(off));
+      cmd += hex;
+    }
+    cmd += " 2>/dev/null";
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p) continue;
+    char line[4096];
+    NativeSite* cur = nullptr;
+    int pairLine = 0;
+    while (fgets(line, sizeof line, p)) {
+      std::string s(line);
+      while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+      if (s.rfind("0x", 0) == 0) {
+        uint64_t off = strtoull(s.c_str(), nullptr, 16);
+        auto it = done_.find({module, off});
+        cur = it == done_.end() ? nullptr : &it->second;
+        pairLine = 0;
+        continue;
+      }
+      if (!cur) continue;
+      ++pairLine;
+      if (pairLine == 1 && s != "??") cur->function = s;
+      if (pairLine == 2) {
+        auto colon = s.rfind(':');
+        if (colon != std::string::npos && s.compare(0, 2, "??") != 0) {
+          cur->file = s.substr(0, colon);
+          cur->line = uint32_t(strtoul(s.c_str() + colon + 1, nullptr, 10));  // "N (discriminator k)"
+        }
+      }
+    }
+    pclose(p);
+  }
+  pending_.clear();
+}
+
+NativeSite Symbolizer::lookup(const std::string& module, uint64_t offset) const {
+  auto it = done_.find({module, offset});
+  return it == done_.end() ? NativeSite{module, offset, "", "", 0} : it->second;
+}
+
+}  // namespace sl::runtime

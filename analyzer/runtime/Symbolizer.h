@@ -1,0 +1,38 @@
+// Native call sites from recorded return addresses, symbolized offline: the recorder stores raw
+// addresses plus the module map; here each module's addresses go to one `addr2line` run (binutils;
+// SL_ADDR2LINE overrides the tool). Without addr2line, or for a module that is not on this machine
+// (a log recorded elsewhere), a site is named `module+0xOFFSET` instead.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sl::runtime {
+
+struct NativeSite {
+  std::string module;    // path of the ELF module
+  uint64_t offset = 0;   // address of the call instruction relative to the module's base
+  std::string function;  // demangled, may be empty
+  std::string file;      // empty when unknown
+  uint32_t line = 0;
+};
+
+class Symbolizer {
+ public:
+  // Queues (module, offset) for symbolization; offsets should point into the call instruction.
+  void add(const std::string& module, uint64_t offset);
+  void run();  // one addr2line process per module
+  NativeSite lookup(const std::string& module, uint64_t offset) const;
+
+ private:
+  std::map<std::string, std::vector<uint64_t>> pending_;
+  std::map<std::pair<std::string, uint64_t>, NativeSite> done_;
+};
+
+// True for modules that are CUDA, torch, Python or system runtime rather than the user's code:
+// the report walks past them to find the frame the user wrote.
+bool isRuntimeModule(const std::string& path);
+
+}  // namespace sl::runtime

@@ -1,0 +1,233 @@
+// The .slog format: written by libstreamlint_interposer.so, read by `streamlint report`
+// (analyzer/runtime/LogReader). Shared by both sides so that they cannot drift.
+//
+// Layout: FileHeader, then chunks. A chunk is ChunkHeader + payload; the payload is whole records
+// of one thread (the recorder keeps one ring per thread and never splits a record). Each chunk
+// carries a checksum, so a reader stops at the first damaged chunk and still uses all before it.
+// A clean exit ends the file with a Trailer record; its absence means the process died before
+// flushing (SIGKILL, _exit, crash) and the log is truncated.
+//
+// All integers are little-endian x86-64 native; times are CLOCK_MONOTONIC nanoseconds unless a
+// field says otherwise. Bump kVersion on any layout change; readers reject unknown versions.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace sl::slog {
+
+inline constexpr char kMagic[8] = {'S', 'L', 'O', 'G', '\r', '\n', '\x1a', '\n'};
+inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kChunkMagic = 0x4b434c53;  // "SLCK"
+
+struct FileHeader {
+  char magic[8];
+  uint32_t version;
+  uint32_t headerBytes;   // sizeof(FileHeader); lets a reader skip fields added later
+  uint64_t pid;
+  uint64_t ppid;
+  int32_t rank;           // RANK, -1 when unset
+  int32_t localRank;      // LOCAL_RANK, -1 when unset
+  uint64_t startRealtimeNs;  // CLOCK_REALTIME at start, to place logs of several hosts
+  uint64_t startMonoNs;      // CLOCK_MONOTONIC at the same moment
+  uint32_t pythonVersion;    // Py_Version (0x030C03F0 = 3.12.3), 0 when not a Python process
+  uint32_t reserved;
+  char host[64];
+  char exe[256];             // /proc/self/exe, truncated
+};
+static_assert(sizeof(FileHeader) == 384);
+
+struct ChunkHeader {
+  uint32_t magic;      // kChunkMagic
+  uint32_t bytes;      // payload bytes that follow
+  uint32_t checksum;   // fnv1a32 over the payload
+  uint32_t tid;        // kernel thread id of the thread that produced the records
+};
+
+inline uint32_t fnv1a32(const void* data, size_t n, uint32_t h = 2166136261u) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 16777619u;
+  return h;
+}
+
+enum class RecType : uint16_t {
+  Pad = 0,        // filler at the end of a ring; readers skip it
+  Api = 1,        // one CUDA API call (ApiRecord)
+  CodeDef = 2,    // a Python code object seen for the first time (CodeDefRecord)
+  Module = 3,     // a loaded ELF module, for offline symbolization (ModuleRecord)
+  Activity = 4,   // GPU time of a kernel/copy/set from CUPTI (ActivityRecord)
+  String = 5,     // an interned string: kernel names (StringRecord)
+  Message = 6,    // a one-line notice the recorder also printed (text follows)
+  Trailer = 7,    // written last on a clean flush (TrailerRecord)
+  Clock = 8,      // CUPTI timestamp <-> CLOCK_MONOTONIC calibration (ClockRecord)
+  Thread = 9,     // thread name (text follows)
+};
+
+struct RecHeader {
+  RecType type;
+  uint16_t bytes;  // whole record, header included; always a multiple of 8
+};
+
+// Everything the recorder hooks; the order is part of the format (append only).
+#define SL_API_LIST(X)                                                               \
+  X(cudaDeviceSynchronize, Sync) X(cudaStreamSynchronize, Sync)                      \
+  X(cudaEventSynchronize, Sync) X(cudaStreamQuery, Query) X(cudaEventQuery, Query)   \
+  X(cudaStreamWaitEvent, Wait) X(cudaEventRecord, Record)                            \
+  X(cudaEventRecordWithFlags, Record) X(cudaEventCreate, EventLife)                  \
+  X(cudaEventCreateWithFlags, EventLife) X(cudaEventDestroy, EventLife)              \
+  X(cudaStreamCreate, StreamLife) X(cudaStreamCreateWithFlags, StreamLife)           \
+  X(cudaStreamCreateWithPriority, StreamLife) X(cudaStreamDestroy, StreamLife)       \
+  X(cudaMalloc, Alloc) X(cudaFree, Free) X(cudaMallocHost, Alloc)                    \
+  X(cudaHostAlloc, Alloc) X(cudaFreeHost, Free) X(cudaMallocManaged, Alloc)          \
+  X(cudaMallocAsync, AllocAsync) X(cudaFreeAsync, FreeAsync)                         \
+  X(cudaMemcpy, Copy) X(cudaMemcpyAsync, CopyAsync) X(cudaMemcpy2D, Copy)            \
+  X(cudaMemcpy2DAsync, CopyAsync) X(cudaMemcpyPeer, Copy)                            \
+  X(cudaMemcpyPeerAsync, CopyAsync) X(cudaMemset, Set) X(cudaMemsetAsync, SetAsync)  \
+  X(__cudaLaunchKernel, Launch) X(__cudaLaunchKernel_ptsz, Launch)                   \
+  X(cudaLaunchKernel, Launch) X(cudaLaunchKernelExC, Launch)                         \
+  X(cudaGraphLaunch, GraphLaunch)                                                    \
+  X(cuLaunchKernel, Launch) X(cuLaunchKernelEx, Launch) X(cuCtxSynchronize, Sync)    \
+  X(cuStreamSynchronize, Sync) X(cuEventSynchronize, Sync) X(cuMemAlloc, Alloc)      \
+  X(cuMemFree, Free) X(cuMemcpyHtoD, Copy) X(cuMemcpyDtoH, Copy) X(cuMemcpyDtoD, Copy) \
+  X(cuMemcpyAsync, CopyAsync) X(cuMemcpyHtoDAsync, CopyAsync)                        \
+  X(cuMemcpyDtoHAsync, CopyAsync) X(cuStreamWaitEvent, Wait) X(cuEventRecord, Record) \
+  X(cuMemAllocAsync, AllocAsync) X(cuMemFreeAsync, FreeAsync) X(cuGraphLaunch, GraphLaunch)
+
+enum class ApiClass : uint8_t {
+  Sync, Query, Wait, Record, EventLife, StreamLife, Alloc, Free, AllocAsync, FreeAsync,
+  Copy, CopyAsync, Set, SetAsync, Launch, GraphLaunch
+};
+
+enum class Api : uint16_t {
+#define SL_API_ENUM(name, cls) name,
+  SL_API_LIST(SL_API_ENUM)
+#undef SL_API_ENUM
+  Count
+};
+
+inline const char* apiName(Api a) {
+  static constexpr const char* kNames[] = {
+#define SL_API_NAME(name, cls) #name,
+      SL_API_LIST(SL_API_NAME)
+#undef SL_API_NAME
+  };
+  return static_cast<size_t>(a) < static_cast<size_t>(Api::Count) ? kNames[size_t(a)] : "?";
+}
+inline ApiClass apiClass(Api a) {
+  static constexpr ApiClass kClasses[] = {
+#define SL_API_CLASS(name, cls) ApiClass::cls,
+      SL_API_LIST(SL_API_CLASS)
+#undef SL_API_CLASS
+  };
+  return static_cast<size_t>(a) < static_cast<size_t>(Api::Count) ? kClasses[size_t(a)]
+                                                                    : ApiClass::Query;
+}
+
+enum ApiFlags : uint8_t {
+  kDriverLevel = 1,    // seen through a cuGetProcAddress/dlsym pointer, not a cudart symbol
+  kHasPython = 2,      // pyCode/pyOffset are set
+  kCorrelated = 4,     // `corr` was pushed to CUPTI as the external correlation id
+};
+
+// One API call. Fields a0..a2 by class (unused ones are 0):
+//   Copy*:   a0 dst, a1 src, a2 bytes; `kind` = cudaMemcpyKind (driver copies: the implied kind)
+//   Set*:    a0 dst, a1 value, a2 bytes
+//   Alloc*:  a0 the pointer returned, a2 bytes; Free*: a0 the pointer
+//   Launch:  a0 kernel handle (cudaKernel_t/CUfunction/host stub), a1 grid x|y<<32 (z in kind),
+//            a2 block x|y<<16|z<<32|shared bytes<<48 (capped), nameId the kernel's String id
+//   Record/Wait/Sync on events: a0 the event; Wait: a1 flags
+//   StreamLife/EventLife: a0 the created/destroyed handle
+struct ApiRecord {
+  RecHeader h;
+  Api api;
+  uint8_t flags;       // ApiFlags
+  uint8_t nframes;     // native return addresses that follow the fixed part
+  uint64_t tEnter;
+  uint64_t tExit;
+  int32_t ret;         // cudaError_t / CUresult as returned, never changed
+  uint32_t pyCode;     // CodeDef id of the user's frame (0 = none)
+  uint32_t pyOffset;   // byte offset of the current instruction in that code object
+  uint32_t kind;       // copy kind, or grid z for launches
+  uint64_t stream;
+  uint64_t corr;       // per-process sequence number; the CUPTI external id when kCorrelated
+  uint64_t a0, a1, a2;
+  uint32_t nameId;     // String id of the kernel name, 0 = unknown
+  uint32_t reserved;
+  // uint64_t frames[nframes];
+};
+static_assert(sizeof(ApiRecord) == 88);
+inline constexpr int kMaxFrames = 8;
+
+// A code object, with what the reader needs to turn (code, offset) into a line offline:
+// CPython's location table (3.11+ format) and co_firstlineno. Text: filename then qualname.
+struct CodeDefRecord {
+  RecHeader h;
+  uint32_t codeId;
+  uint32_t firstLine;
+  uint16_t fileLen;
+  uint16_t nameLen;
+  uint32_t lineTableLen;
+  uint32_t flags;      // 1 = file is inside a skipped package (torch)
+  // char file[fileLen]; char name[nameLen]; uint8_t lineTable[lineTableLen]; padding to 8
+};
+
+struct ModuleRecord {
+  RecHeader h;
+  uint32_t pathLen;
+  uint64_t base;       // dlpi_addr: subtract from an address to get the ELF virtual address
+  uint64_t lo, hi;     // the executable segment's address range
+  // char path[pathLen]; padding
+};
+
+enum class ActivityKind : uint8_t { Kernel = 1, Memcpy = 2, Memset = 3 };
+
+struct ActivityRecord {
+  RecHeader h;
+  ActivityKind kind;
+  uint8_t copyKind;    // CUpti_ActivityMemcpyKind for copies
+  uint16_t reserved;
+  uint64_t start, end; // CUPTI timestamps (ns); see ClockRecord
+  uint64_t externalId; // ApiRecord::corr of the launching call, 0 when unknown
+  uint64_t bytes;
+  uint32_t correlationId;
+  uint32_t streamId;
+  uint32_t deviceId;
+  uint32_t nameId;     // String id (kernels)
+};
+
+struct StringRecord {
+  RecHeader h;
+  uint32_t id;
+  uint32_t len;
+  // char text[len]; padding
+};
+
+struct ClockRecord {
+  RecHeader h;
+  uint32_t reserved;
+  uint64_t cuptiNs;
+  uint64_t monoNs;
+};
+
+struct TrailerRecord {
+  RecHeader h;
+  uint32_t reserved;
+  uint64_t records;        // records written
+  uint64_t dropped;        // records lost because a ring was full or the memory cap was reached
+  uint64_t droppedThreads; // threads that got no ring because of the cap
+  uint64_t peakBytes;      // peak ring memory held
+  uint64_t capBytes;       // the cap in force
+  uint64_t activityDropped;// CUPTI records CUPTI itself reported dropped
+  uint32_t cuptiState;     // CuptiState
+  uint32_t reserved2;
+};
+
+enum class CuptiState : uint32_t {
+  Off = 0,        // not attempted (SL_CUPTI=0) or no CUDA work
+  Active = 1,     // recording kernels/copies/sets until exit
+  Unavailable = 2,// libcupti not found or refused (message recorded)
+  Yielded = 3,    // a user's profiler took CUPTI; GPU timing stopped then
+};
+
+inline constexpr size_t align8(size_t n) { return (n + 7) & ~size_t(7); }
+
+}  // namespace sl::slog

@@ -1,0 +1,300 @@
+// GPU timing through CUPTI's activity API, without cuptiSubscribe: CUPTI allows one subscriber
+// per process and torch.profiler (Kineto) needs it (FACTS.md). The activity API has a single set
+// of buffer callbacks too, so when anyone else registers theirs (Kineto does when a profiler
+// starts) we flush what we have, switch our kinds off and yield for the rest of the process:
+// the user's profiler gets CUPTI exactly as if we were absent, and the log says when timing ended.
+//
+// GPU records are tied to API records through CUPTI external correlation ids: around each call
+// that issues GPU work we push ApiRecord::corr (kind CUSTOM2, which Kineto does not use).
+#include <cupti.h>
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "Hooks.h"
+#include "RealDlsym.h"
+
+namespace sl::ip {
+
+std::atomic<bool> g_cuptiCorrelate{false};
+
+namespace {
+
+constexpr size_t kBufBytes = 2 << 20;
+std::atomic<int> g_started{0};  // 0 not yet, 1 starting/started
+std::atomic<bool> g_active{false};
+std::atomic<bool> g_othersOwn{false};  // someone else registered activity callbacks
+
+struct Api {
+  CUptiResult (*registerCallbacks)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+  CUptiResult (*enable)(CUpti_ActivityKind);
+  CUptiResult (*disable)(CUpti_ActivityKind);
+  CUptiResult (*flushAll)(uint32_t);
+  CUptiResult (*nextRecord)(uint8_t*, size_t, CUpti_Activity**);
+  CUptiResult (*numDropped)(CUcontext, uint32_t, size_t*);
+  CUptiResult (*push)(CUpti_ExternalCorrelationKind, uint64_t);
+  CUptiResult (*pop)(CUpti_ExternalCorrelationKind, uint64_t*);
+  CUptiResult (*timestamp)(uint64_t*);
+  CUptiResult (*resultString)(CUptiResult, const char**);
+} g_api;
+
+constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                         CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+
+std::mutex g_mu;  // guards the maps below; CUPTI delivers buffers from its own thread
+std::unordered_map<uint32_t, uint64_t> g_extByCorr;
+std::unordered_map<std::string, uint32_t> g_names;
+
+void* openCupti() {
+  // Prefer the copy already in the process (torch's, via its RPATH): two CUPTIs must not mix.
+  if (void* h = dlopen("libcupti.so.13", RTLD_NOLOAD | RTLD_NOW)) return h;
+  const char* env = getenv("SL_CUPTI_LIB");
+  const char* candidates[] = {env, "libcupti.so.13", "/usr/local/cuda/lib64/libcupti.so.13",
+                              "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13"};
+  for (const char* c : candidates)
+    if (c && *c)
+      if (void* h = dlopen(c, RTLD_NOW | RTLD_LOCAL)) return h;
+  return nullptr;
+}
+
+void writeClock() {
+  uint64_t ts = 0;
+  if (!g_api.timestamp || g_api.timestamp(&ts) != CUPTI_SUCCESS) return;
+  slog::ClockRecord c{};
+  c.h = {slog::RecType::Clock, sizeof c};
+  c.cuptiNs = ts;
+  c.monoNs = nowNs();
+  writeDirect(&c, sizeof c);
+}
+
+uint32_t internName(const char* name) {  // caller holds g_mu
+  if (!name) return 0;
+  auto [it, fresh] = g_names.try_emplace(name, 0);
+  if (!fresh) return it->second;
+  it->second = nextStringId();
+  size_t len = strnlen(name, 4000);
+  std::vector<char> buf(slog::align8(sizeof(slog::StringRecord) + len), 0);
+  auto* r = reinterpret_cast<slog::StringRecord*>(buf.data());
+  r->h = {slog::RecType::String, uint16_t(buf.size())};
+  r->id = it->second;
+  r->len = uint32_t(len);
+  memcpy(buf.data() + sizeof *r, name, len);
+  writeDirect(buf.data(), buf.size());
+  return it->second;
+}
+
+void CUPTIAPI bufferRequested(uint8_t** buf, size_t* size, size_t* maxRecords) {
+  *maxRecords = 0;
+  if (!underCap(kBufBytes)) {  // at the memory cap CUPTI drops (and counts) instead
+    *buf = nullptr;
+    *size = 0;
+    return;
+  }
+  *buf = static_cast<uint8_t*>(aligned_alloc(8, kBufBytes));
+  *size = *buf ? kBufBytes : 0;
+  if (*buf) noteBytes(int64_t(kBufBytes));
+}
+
+void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t* buf, size_t, size_t valid) {
+  std::vector<slog::ActivityRecord> out;
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    CUpti_Activity* rec = nullptr;
+    while (g_api.nextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
+      slog::ActivityRecord a{};
+      a.h = {slog::RecType::Activity, sizeof a};
+      switch (rec->kind) {
+        case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+          auto* e = reinterpret_cast<CUpti_ActivityExternalCorrelation*>(rec);
+          if (e->externalKind != CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2) continue;
+          if (g_extByCorr.size() > (1u << 20)) g_extByCorr.clear();  // bound unmatched ids
+          g_extByCorr[e->correlationId] = e->externalId;
+          continue;
+        }
+        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: case CUPTI_ACTIVITY_KIND_KERNEL: {
+          auto* k = reinterpret_cast<CUpti_ActivityKernel10*>(rec);
+          a.kind = slog::ActivityKind::Kernel;
+          a.start = k->start; a.end = k->end; a.correlationId = k->correlationId;
+          a.streamId = k->streamId; a.deviceId = k->deviceId; a.nameId = internName(k->name);
+          break;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMCPY: {
+          auto* m = reinterpret_cast<CUpti_ActivityMemcpy6*>(rec);
+          a.kind = slog::ActivityKind::Memcpy; a.copyKind = m->copyKind;
+          a.start = m->start; a.end = m->end; a.correlationId = m->correlationId;
+          a.streamId = m->streamId; a.deviceId = m->deviceId; a.bytes = m->bytes;
+          break;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMSET: {
+          auto* m = reinterpret_cast<CUpti_ActivityMemset4*>(rec);
+          a.kind = slog::ActivityKind::Memset;
+          a.start = m->start; a.end = m->end; a.correlationId = m->correlationId;
+          a.streamId = m->streamId; a.deviceId = m->deviceId; a.bytes = m->bytes;
+          break;
+        }
+        default: continue;
+      }
+      if (auto it = g_extByCorr.find(a.correlationId); it != g_extByCorr.end()) {
+        a.externalId = it->second;
+        g_extByCorr.erase(it);
+      }
+      out.push_back(a);
+    }
+  }
+  if (!out.empty()) writeDirect(out.data(), out.size() * sizeof(slog::ActivityRecord));
+  size_t dropped = 0;
+  if (g_api.numDropped && g_api.numDropped(ctx, streamId, &dropped) == CUPTI_SUCCESS && dropped)
+    addActivityDropped(dropped);
+  free(buf);
+  noteBytes(-int64_t(kBufBytes));
+}
+
+const char* errText(CUptiResult r) {
+  const char* s = nullptr;
+  if (g_api.resultString) g_api.resultString(r, &s);
+  return s ? s : "?";
+}
+
+template <class T>
+bool load(void* h, const char* name, T& out) {
+  out = reinterpret_cast<T>(realDlsym(h, name));
+  return out != nullptr;
+}
+
+void start() {
+  if (const char* v = getenv("SL_CUPTI"); v && *v == '0') return;
+  if (g_othersOwn.load()) {  // a profiler registered first: stay out of its way
+    setCuptiState(slog::CuptiState::Yielded);
+    return;
+  }
+  void* h = openCupti();
+  if (!h) {
+    notice("cupti", "CUPTI (libcupti.so.13) not found: recording host-side calls only, no GPU "
+           "timing; set SL_CUPTI_LIB=/path/to/libcupti.so.13");
+    setCuptiState(slog::CuptiState::Unavailable);
+    return;
+  }
+  bool ok = load(h, "cuptiActivityRegisterCallbacks", g_api.registerCallbacks) &&
+            load(h, "cuptiActivityEnable", g_api.enable) && load(h, "cuptiActivityDisable", g_api.disable) &&
+            load(h, "cuptiActivityFlushAll", g_api.flushAll) &&
+            load(h, "cuptiActivityGetNextRecord", g_api.nextRecord) &&
+            load(h, "cuptiActivityPushExternalCorrelationId", g_api.push) &&
+            load(h, "cuptiActivityPopExternalCorrelationId", g_api.pop);
+  load(h, "cuptiActivityGetNumDroppedRecords", g_api.numDropped);
+  load(h, "cuptiGetTimestamp", g_api.timestamp);
+  load(h, "cuptiGetResultString", g_api.resultString);
+  if (!ok) {
+    notice("cupti", "this libcupti lacks the activity API: no GPU timing");
+    setCuptiState(slog::CuptiState::Unavailable);
+    return;
+  }
+  CUptiResult r = g_api.registerCallbacks(bufferRequested, bufferCompleted);
+  for (size_t i = 0; r == CUPTI_SUCCESS && i < std::size(kKinds); ++i) r = g_api.enable(kKinds[i]);
+  if (r != CUPTI_SUCCESS) {
+    notice("cupti", "CUPTI refused activity recording (error %d: %s): no GPU timing, host-side "
+           "calls are still recorded", int(r), errText(r));
+    for (auto k : kKinds) g_api.disable(k);
+    setCuptiState(slog::CuptiState::Unavailable);
+    return;
+  }
+  writeClock();
+  g_active.store(true);
+  g_cuptiCorrelate.store(true);
+  setCuptiState(slog::CuptiState::Active);
+}
+
+}  // namespace
+
+void cuptiStartOnce() {
+  if (__builtin_expect(g_started.load(std::memory_order_relaxed) != 0, 1)) return;
+  int expected = 0;
+  if (g_started.compare_exchange_strong(expected, 1)) start();
+}
+
+void cuptiPush(uint64_t id) { g_api.push(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, id); }
+void cuptiPop() {
+  uint64_t last;
+  g_api.pop(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, &last);
+}
+
+// Hands our buffers back and stops our kinds. `yielding`: someone else takes CUPTI now.
+void cuptiStop(bool yielding) {
+  bool was = g_active.exchange(false);
+  if (!was) return;
+  g_cuptiCorrelate.store(false);
+  ++t_depth;  // CUPTI's own CUDA calls are not the program's
+  g_api.flushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  writeClock();
+  if (yielding) {
+    for (auto k : kKinds) g_api.disable(k);
+    setCuptiState(slog::CuptiState::Yielded);
+  }
+  --t_depth;
+}
+
+void cuptiFinish() { cuptiStop(false); }
+
+std::atomic<bool> g_paused{false};
+
+}  // namespace sl::ip
+
+// Lets a program (or a benchmark) record only the part it cares about, in process:
+//   ctypes.CDLL(None).streamlint_recording(0)  pause: hooks pass through, GPU timing off
+//   ...(1) resume everything; ...(2) resume host-call recording without GPU timing.
+// Returns the previous mode; -1 when CUPTI cannot follow (a profiler owns it).
+SL_EXPORT int streamlint_recording(int mode) {
+  using namespace sl::ip;
+  int prev = g_paused.load() ? 0 : (g_active.load() ? 1 : 2);
+  g_paused.store(mode == 0);
+  bool wantGpu = mode == 1;
+  if (g_othersOwn.load() || !g_api.enable) return wantGpu ? -1 : prev;
+  if (wantGpu && !g_active.load() && g_started.load()) {
+    CUptiResult r = CUPTI_SUCCESS;
+    for (size_t i = 0; r == CUPTI_SUCCESS && i < std::size(kKinds); ++i) r = g_api.enable(kKinds[i]);
+    g_active.store(r == CUPTI_SUCCESS);
+    g_cuptiCorrelate.store(r == CUPTI_SUCCESS);
+  } else if (!wantGpu && g_active.exchange(false)) {
+    g_cuptiCorrelate.store(false);
+    ++t_depth;
+    g_api.flushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    for (auto k : kKinds) g_api.disable(k);
+    --t_depth;
+  }
+  return prev;
+}
+
+namespace sl::ip {
+
+}  // namespace sl::ip
+
+// Interposed so that we notice a profiler taking CUPTI (see the top of this file).
+SL_EXPORT CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
+                                                               CUpti_BuffersCallbackCompleteFunc done) {
+  using namespace sl::ip;
+  g_othersOwn.store(true);
+  if (g_active.load()) {
+    cuptiStop(true);
+    notice("cupti-yield", "a profiler took CUPTI (torch.profiler?): streamlint's GPU timing stops "
+           "here so that the profiler gets every event; host-side recording continues");
+  }
+  using Fn = CUptiResult(CUPTIAPI*)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+  auto real = reinterpret_cast<Fn>(realDlsym(RTLD_NEXT, "cuptiActivityRegisterCallbacks"));
+  if (!real) real = g_api.registerCallbacks;
+  return real ? real(req, done) : CUPTI_ERROR_NOT_INITIALIZED;
+}
+
+// CUDA_INJECTION64_PATH entry point, called by the driver during cuInit. Loaded this way (not
+// preloaded) our symbols are not in the global scope, so only GPU activity can be recorded.
+SL_EXPORT int InitializeInjection(void) {
+  using namespace sl::ip;
+  notice("injection", "loaded through CUDA_INJECTION64_PATH: recording GPU activity (kernels, "
+         "copies, sets) only; use `streamlint run` (LD_PRELOAD) to record host calls too");
+  ensureStarted();
+  cuptiStartOnce();
+  return 1;
+}

@@ -1,0 +1,110 @@
+// The one path every hooked call takes (runtime symbols and driver pointers alike):
+//   1. nested calls (cudart calling the driver, CUPTI calling CUDA, our own helpers) pass
+//      straight through: t_depth is the recursion guard;
+//   2. the real function runs with its arguments and its result untouched;
+//   3. one record goes to the calling thread's ring: times, result, stream, pointers, the native
+//      return address (a short backtrace for calls that block), the Python line.
+#pragma once
+#include <execinfo.h>
+#include <string.h>
+
+#include <atomic>
+#include <new>
+
+#include "PythonFrames.h"
+#include "Recorder.h"
+
+#define SL_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace sl::ip {
+
+extern std::atomic<void*> g_real[size_t(slog::Api::Count)];
+void* resolveReal(slog::Api api);  // RTLD_NEXT lookup, cached in g_real
+inline void* realFor(slog::Api api) {
+  void* p = g_real[size_t(api)].load(std::memory_order_relaxed);
+  return p ? p : resolveReal(api);
+}
+
+// CUPTI side (Cupti.cpp).
+void cuptiStartOnce();        // lazy start at the first recorded call
+extern std::atomic<bool> g_cuptiCorrelate;  // push external correlation ids around GPU work
+void cuptiPush(uint64_t id);
+void cuptiPop();
+
+inline constexpr uint64_t kAnchorEvery = 64;
+extern std::atomic<bool> g_paused;  // streamlint_recording(0): hooks pass straight through
+
+uint32_t kernelNameId(ThreadState* ts, slog::Api api, const void* handle);
+void noteResult(slog::Api api, int rc);
+
+inline bool blocksHost(slog::ApiClass c) {
+  using C = slog::ApiClass;
+  return c == C::Sync || c == C::Alloc || c == C::Free || c == C::Copy || c == C::Set ||
+         c == C::StreamLife;
+}
+inline bool issuesGpuWork(slog::ApiClass c) {
+  using C = slog::ApiClass;
+  return c == C::Launch || c == C::CopyAsync || c == C::Copy || c == C::SetAsync || c == C::Set;
+}
+
+template <class Fn, class Fill, class... A>
+__attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags, Fn real, void* ra,
+                                                    const void* kernel, Fill&& fill, A... args) {
+  if (t_depth > 0 || g_paused.load(std::memory_order_relaxed)) return real(args...);
+  ThreadState* ts = threadState();
+  if (!ts) return real(args...);
+  ++t_depth;
+  cuptiStartOnce();
+  slog::ApiClass cls = slog::apiClass(api);
+  uint64_t corr = nextCorrelation();
+  // Launches push a CUPTI external id only every kAnchorEvery-th call: a push/pop pair per launch
+  // doubled the recorder's cost on launch-bound loops, and kernels between two anchors are in
+  // launch order (CUPTI correlation ids are monotonic), so they can be matched offline.
+  bool pushed = issuesGpuWork(cls) && g_cuptiCorrelate.load(std::memory_order_relaxed) &&
+                (cls != slog::ApiClass::Launch || corr % kAnchorEvery == 0);
+  if (pushed) cuptiPush(corr);
+  uint64_t t0 = nowNs();
+  auto rc = real(args...);
+  uint64_t t1 = nowNs();
+  if (pushed) cuptiPop();
+  void* frames[slog::kMaxFrames + 1];
+  int nf = 1;
+  frames[0] = ra;
+  if (blocksHost(cls)) {
+    // The call blocked anyway; a backtrace lets the report walk out of torch/cudart frames.
+    int n = backtrace(frames, slog::kMaxFrames + 1);
+    if (n > 1) {
+      memmove(frames, frames + 1, sizeof(void*) * (n - 1));  // drop our own frame
+      nf = n - 1;
+    }
+  }
+  uint32_t pyCode = 0, pyOffset = 0;
+  bool py = capturePython(ts, pyCode, pyOffset);
+  // Before reserving the record: a first-seen kernel emits its String record into the ring.
+  uint32_t nameId = kernel ? kernelNameId(ts, api, kernel) : 0;
+  size_t bytes = sizeof(slog::ApiRecord) + sizeof(uint64_t) * nf;
+  if (char* p = reserve(ts, bytes)) {
+    auto* r = new (p) slog::ApiRecord{};
+    r->h = {slog::RecType::Api, uint16_t(bytes)};
+    r->api = api;
+    r->flags = uint8_t(flags | (py ? slog::kHasPython : 0) | (pushed ? slog::kCorrelated : 0));
+    r->nframes = uint8_t(nf);
+    r->tEnter = t0;
+    r->tExit = t1;
+    r->ret = int32_t(rc);
+    r->pyCode = pyCode;
+    r->pyOffset = pyOffset;
+    r->corr = corr;
+    r->nameId = nameId;
+    fill(*r);
+    memcpy(p + sizeof(slog::ApiRecord), frames, sizeof(uint64_t) * nf);
+    commit(ts, bytes);
+  }
+  if (rc != 0) noteResult(api, int(rc));
+  --t_depth;
+  return rc;
+}
+
+inline uint64_t u64(const void* p) { return reinterpret_cast<uint64_t>(p); }
+
+}  // namespace sl::ip

@@ -1,0 +1,487 @@
+// Recorder core (see Recorder.h). Process events are handled here and only here:
+//   start   lazily, at the first recorded CUDA call, so processes that never touch CUDA (shells,
+//           compilers spawned by torch.compile) leave no log;
+//   exit    atexit + destructor: drain every ring, write modules and the trailer;
+//   signals SIGTERM/SIGINT/SIGHUP: drain, then hand the signal to whatever was installed before
+//           (the program's behaviour is unchanged);
+//   fork    the child forgets the parent's rings and writer and starts its own log lazily.
+// Lock order: g_startMutex (slow path only) -> g_fileLock (spin; writer, exit, signal, direct).
+#include "Recorder.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <mutex>
+#include <new>
+
+#include "RealDlsym.h"
+
+namespace sl::ip {
+
+std::atomic<uint64_t> g_generation{1};
+__thread ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
+__thread int t_depth __attribute__((tls_model("initial-exec"))) = 0;
+
+namespace {
+
+enum class State : int { Idle, On, Off, Finished };
+std::atomic<State> g_state{State::Idle};
+std::atomic<ThreadState*> g_threads{nullptr};
+std::atomic<uint64_t> g_ringBytesHeld{0}, g_otherBytes{0}, g_peakBytes{0};
+std::atomic<uint64_t> g_droppedThreads{0}, g_orphanDrops{0}, g_activityDropped{0};
+std::atomic<uint64_t> g_corr{0};
+std::atomic<uint32_t> g_stringId{0};
+std::atomic<uint32_t> g_cuptiState{0};
+std::atomic<bool> g_fileLock{false};
+std::atomic<bool> g_stopWriter{false};
+std::mutex* g_startMutex = new std::mutex;  // never destroyed: used during exit
+int g_fd = -1;
+pthread_t g_writer;
+bool g_writerRunning = false;
+uint64_t g_ringBytes = 1 << 20;
+uint64_t g_capBytes = 64ull << 20;
+uint32_t g_pyVersion = 0;
+uint32_t g_writerTid = 0;
+int g_lastModuleAdds = -1;
+char g_outDir[1024] = "streamlint-logs";
+char g_path[1200];
+// The "no ring" state handed to threads past the memory cap: every reserve fails and counts.
+ThreadState g_noRing;
+
+uint32_t gettidNow() { return uint32_t(syscall(SYS_gettid)); }
+
+// Spin lock usable from signal handlers; gives up after ~1 s rather than hang a dying process.
+bool lockFile(bool patient) {
+  for (int i = 0; i < (patient ? 1000000 : 200000); ++i) {
+    bool expected = false;
+    if (g_fileLock.compare_exchange_weak(expected, true, std::memory_order_acquire)) return true;
+    if (i > 100) {
+      timespec t{0, 1000};
+      nanosleep(&t, nullptr);
+    }
+  }
+  return false;
+}
+void unlockFile() { g_fileLock.store(false, std::memory_order_release); }
+
+void writeAll(const iovec* iov, int n) {
+  iovec local[4];
+  memcpy(local, iov, sizeof(iovec) * n);
+  iovec* v = local;
+  while (n > 0) {
+    ssize_t w = writev(g_fd, v, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return;  // disk full etc.: losing the log must not hurt the program
+    }
+    while (n > 0 && size_t(w) >= v->iov_len) { w -= v->iov_len; ++v; --n; }
+    if (n > 0) { v->iov_base = static_cast<char*>(v->iov_base) + w; v->iov_len -= w; }
+  }
+}
+
+// One chunk from up to two pieces (a ring's wrapped range). Caller holds the file lock.
+void writeChunk(uint32_t tid, const void* a, size_t na, const void* b, size_t nb) {
+  if (g_fd < 0 || na + nb == 0) return;
+  slog::ChunkHeader ch{slog::kChunkMagic, uint32_t(na + nb), 0, tid};
+  ch.checksum = slog::fnv1a32(b, nb, slog::fnv1a32(a, na));
+  iovec v[3] = {{&ch, sizeof ch}, {const_cast<void*>(a), na}, {const_cast<void*>(b), nb}};
+  writeAll(v, nb ? 3 : 2);
+}
+
+// Moves every committed record of every ring to the file. Caller holds the file lock.
+void drainLocked() {
+  for (ThreadState* ts = g_threads.load(std::memory_order_acquire); ts; ts = ts->next) {
+    if (ts->free.load(std::memory_order_acquire)) continue;
+    uint64_t head = ts->head.load(std::memory_order_acquire);
+    uint64_t tail = ts->tail.load(std::memory_order_relaxed);
+    while (head > tail) {
+      // Chunks stay below 4 GiB and inside one lap of the ring.
+      uint64_t off = tail & (ts->ringBytes - 1);
+      uint64_t n = head - tail;
+      uint64_t first = n < ts->ringBytes - off ? n : ts->ringBytes - off;
+      writeChunk(ts->tid, ts->ring + off, first, ts->ring, n - first);
+      tail = head;
+      ts->tail.store(tail, std::memory_order_release);
+    }
+    if (ts->exited.load(std::memory_order_acquire) && ts->head.load(std::memory_order_acquire) == tail) {
+      ts->exited.store(false, std::memory_order_relaxed);
+      ts->free.store(true, std::memory_order_release);
+    }
+  }
+}
+
+struct ModuleScan {
+  char buf[16384];
+  size_t used = 0;
+};
+int moduleCallback(dl_phdr_info* info, size_t, void* p) {
+  auto* scan = static_cast<ModuleScan*>(p);
+  uint64_t lo = ~0ull, hi = 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const auto& ph = info->dlpi_phdr[i];
+    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+      lo = std::min<uint64_t>(lo, info->dlpi_addr + ph.p_vaddr);
+      hi = std::max<uint64_t>(hi, info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
+    }
+  }
+  if (hi == 0) return 0;
+  char exe[1024];
+  const char* path = info->dlpi_name;
+  if (!path || !*path) {  // the main program
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    path = exe;
+  }
+  if (strncmp(path, "linux-vdso", 10) == 0) return 0;
+  size_t len = strlen(path);
+  size_t bytes = slog::align8(sizeof(slog::ModuleRecord) + len);
+  if (scan->used + bytes > sizeof scan->buf) {
+    writeChunk(g_writerTid, scan->buf, scan->used, nullptr, 0);
+    scan->used = 0;
+  }
+  auto* r = reinterpret_cast<slog::ModuleRecord*>(scan->buf + scan->used);
+  memset(r, 0, bytes);
+  r->h = {slog::RecType::Module, uint16_t(bytes)};
+  r->pathLen = uint32_t(len);
+  r->base = info->dlpi_addr;
+  r->lo = lo;
+  r->hi = hi;
+  memcpy(r + 1, path, len);
+  scan->used += bytes;
+  return 0;
+}
+int addsCallback(dl_phdr_info* info, size_t, void* p) {
+  *static_cast<int*>(p) = int(info->dlpi_adds);
+  return 1;
+}
+// Writes the module list when libraries were loaded since last time. Caller holds the file lock.
+void modulesLocked() {
+  int adds = 0;
+  dl_iterate_phdr(addsCallback, &adds);
+  if (adds == g_lastModuleAdds) return;
+  g_lastModuleAdds = adds;
+  static ModuleScan scan;  // writer/exit only, under the file lock
+  scan.used = 0;
+  dl_iterate_phdr(moduleCallback, &scan);
+  writeChunk(g_writerTid, scan.buf, scan.used, nullptr, 0);
+}
+
+void* writerMain(void*) {
+  g_writerTid = gettidNow();
+  uint64_t lastModules = 0;
+  while (!g_stopWriter.load(std::memory_order_acquire)) {
+    timespec t{0, 2 * 1000 * 1000};  // 2 ms: a 1 MiB ring holds >100 ms of launch-bound work
+    nanosleep(&t, nullptr);
+    if (!lockFile(true)) continue;
+    drainLocked();
+    uint64_t now = nowNs();
+    if (now - lastModules > 500ull * 1000 * 1000) {  // new libraries (dlopen) at most 2x/s
+      modulesLocked();
+      lastModules = now;
+    }
+    unlockFile();
+  }
+  return nullptr;
+}
+
+void startWriter() {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);  // signals go to the program's threads, never ours
+  g_stopWriter.store(false);
+  g_writerRunning = pthread_create(&g_writer, nullptr, writerMain, nullptr) == 0;
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (g_writerRunning) pthread_setname_np(g_writer, "streamlint-wr");
+}
+
+void writeTrailerLocked() {
+  slog::TrailerRecord t{};
+  t.h = {slog::RecType::Trailer, sizeof t};
+  uint64_t dropped = g_orphanDrops.load() + g_noRing.dropped.load();
+  uint64_t records = 0;
+  for (ThreadState* ts = g_threads.load(); ts; ts = ts->next) {
+    dropped += ts->dropped.load();
+    records += ts->records.load();
+  }
+  t.records = records;
+  t.dropped = dropped;
+  t.droppedThreads = g_droppedThreads.load();
+  t.peakBytes = g_peakBytes.load();
+  t.capBytes = g_capBytes;
+  t.activityDropped = g_activityDropped.load();
+  t.cuptiState = g_cuptiState.load();
+  writeChunk(g_writerTid ? g_writerTid : gettidNow(), &t, sizeof t, nullptr, 0);
+}
+
+// ---- signals --------------------------------------------------------------------------------
+constexpr int kSignals[] = {SIGTERM, SIGINT, SIGHUP};
+struct sigaction g_prev[3];
+
+void onSignal(int sig, siginfo_t* info, void* uctx) {
+  int idx = sig == SIGTERM ? 0 : sig == SIGINT ? 1 : 2;
+  const struct sigaction& prev = g_prev[idx];
+  int savedErrno = errno;
+  if (prev.sa_handler != SIG_IGN && g_state.load() == State::On && g_fd >= 0 && lockFile(false)) {
+    drainLocked();  // only ring reads and write(2): async-signal-safe in practice
+    if (prev.sa_handler == SIG_DFL) writeTrailerLocked();  // the process is about to die
+    unlockFile();
+  }
+  errno = savedErrno;
+  if (prev.sa_flags & SA_SIGINFO) {
+    if (prev.sa_sigaction) prev.sa_sigaction(sig, info, uctx);
+  } else if (prev.sa_handler == SIG_DFL) {
+    signal(sig, SIG_DFL);  // re-deliver with the default action: the program dies as before
+    raise(sig);
+  } else if (prev.sa_handler != SIG_IGN) {
+    prev.sa_handler(sig);
+  }
+}
+
+void installSignalHandlers() {
+  for (int i = 0; i < 3; ++i) {
+    struct sigaction sa{};
+    sa.sa_sigaction = onSignal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(kSignals[i], nullptr, &g_prev[i]);
+    if (g_prev[i].sa_handler == SIG_IGN) continue;  // nohup etc.: keep ignoring
+    sigaction(kSignals[i], &sa, &g_prev[i]);
+  }
+}
+
+// ---- process start / fork --------------------------------------------------------------------
+uint64_t envBytes(const char* name, uint64_t def, uint64_t unit) {
+  const char* v = getenv(name);
+  if (!v || !*v) return def;
+  char* end;
+  unsigned long long n = strtoull(v, &end, 10);
+  return n ? n * unit : def;
+}
+
+void readConfig() {
+  if (const char* d = getenv("SL_OUT_DIR"); d && *d) snprintf(g_outDir, sizeof g_outDir, "%s", d);
+  g_capBytes = envBytes("SL_MAX_MB", 64ull << 20, 1ull << 20);
+  uint64_t ring = envBytes("SL_RING_KB", 1024ull << 10, 1ull << 10);
+  g_ringBytes = 4096;
+  while (g_ringBytes < ring) g_ringBytes <<= 1;  // power of two: masks instead of divisions
+  if (const char* v = Py_VersionPtr()) memcpy(&g_pyVersion, v, 4);
+}
+
+void mkdirs(const char* dir) {
+  char tmp[1024];
+  snprintf(tmp, sizeof tmp, "%s", dir);
+  for (char* p = tmp + 1; *p; ++p)
+    if (*p == '/') { *p = 0; mkdir(tmp, 0777); *p = '/'; }
+  mkdir(tmp, 0777);
+}
+
+bool openLog() {
+  char host[64] = {0};
+  gethostname(host, sizeof host - 1);
+  mkdirs(g_outDir);
+  snprintf(g_path, sizeof g_path, "%s/%s-%d.slog", g_outDir, host, int(getpid()));
+  g_fd = open(g_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (g_fd < 0) {
+    fprintf(stderr, "streamlint: cannot write the runtime log %s: %s; this process runs unrecorded\n",
+            g_path, strerror(errno));
+    return false;
+  }
+  slog::FileHeader h{};
+  memcpy(h.magic, slog::kMagic, 8);
+  h.version = slog::kVersion;
+  h.headerBytes = sizeof h;
+  h.pid = uint64_t(getpid());
+  h.ppid = uint64_t(getppid());
+  const char* rank = getenv("RANK");
+  const char* local = getenv("LOCAL_RANK");
+  h.rank = rank ? atoi(rank) : -1;
+  h.localRank = local ? atoi(local) : -1;
+  timespec rt;
+  clock_gettime(CLOCK_REALTIME, &rt);
+  h.startMonoNs = nowNs();
+  h.startRealtimeNs = uint64_t(rt.tv_sec) * 1000000000ull + uint64_t(rt.tv_nsec);
+  h.pythonVersion = g_pyVersion;
+  memcpy(h.host, host, sizeof host);
+  ssize_t n = readlink("/proc/self/exe", h.exe, sizeof h.exe - 1);
+  if (n < 0) h.exe[0] = 0;
+  iovec v{&h, sizeof h};
+  writeAll(&v, 1);
+  return true;
+}
+
+void atforkChild() {
+  // Only this thread survives. Forget the parent's rings (their unwritten records are the
+  // parent's to write), its writer and its file; reset locks another thread may have held.
+  g_generation.fetch_add(1);
+  g_threads.store(nullptr);
+  g_ringBytesHeld.store(0);
+  g_fileLock.store(false);
+  new (g_startMutex) std::mutex;
+  if (g_fd >= 0) close(g_fd);
+  g_fd = -1;
+  g_writerRunning = false;
+  g_lastModuleAdds = -1;
+  g_noRing.dropped.store(0);
+  g_orphanDrops.store(0);
+  g_droppedThreads.store(0);
+  g_peakBytes.store(0);
+  State s = g_state.load();
+  if (s == State::On) g_state.store(State::Idle);  // the child starts its own log lazily
+  t_state = nullptr;
+}
+
+pthread_key_t g_exitKey;
+void onThreadExit(void* p) {
+  auto* ts = static_cast<ThreadState*>(p);
+  if (ts && ts != &g_noRing && ts->generation == g_generation.load()) ts->exited.store(true);
+}
+
+void atExit() { flushAndClose(); }
+
+}  // namespace
+
+bool recordingEnabled() { return g_state.load(std::memory_order_relaxed) != State::Off; }
+uint32_t pythonVersion() { return g_pyVersion; }
+uint64_t nextCorrelation() { return g_corr.fetch_add(1, std::memory_order_relaxed) + 1; }
+uint32_t nextStringId() { return g_stringId.fetch_add(1, std::memory_order_relaxed) + 1; }
+void setCuptiState(slog::CuptiState s) { g_cuptiState.store(uint32_t(s)); }
+void addActivityDropped(uint64_t n) { g_activityDropped.fetch_add(n); }
+void noteBytes(int64_t d) {
+  uint64_t now = g_otherBytes.fetch_add(uint64_t(d)) + uint64_t(d) + g_ringBytesHeld.load();
+  uint64_t peak = g_peakBytes.load();
+  while (now > peak && !g_peakBytes.compare_exchange_weak(peak, now)) {}
+}
+bool underCap(uint64_t extra) {
+  return g_ringBytesHeld.load() + g_otherBytes.load() + extra <= g_capBytes;
+}
+
+void ensureStarted() {
+  if (g_state.load(std::memory_order_acquire) != State::Idle) return;
+  std::lock_guard<std::mutex> lock(*g_startMutex);
+  if (g_state.load() != State::Idle) return;
+  if (!openLog()) {
+    g_state.store(State::Off);
+    return;
+  }
+  g_state.store(State::On, std::memory_order_release);
+  startWriter();
+}
+
+ThreadState* threadStateSlow() {
+  ensureStarted();
+  if (g_state.load(std::memory_order_acquire) != State::On) return nullptr;
+  uint64_t gen = g_generation.load();
+  // Reuse the ring of a thread that ended (DataLoader threads come and go).
+  ThreadState* ts = nullptr;
+  for (ThreadState* p = g_threads.load(); p; p = p->next) {
+    bool expected = true;
+    if (p->free.load() && p->free.compare_exchange_strong(expected, false)) { ts = p; break; }
+  }
+  if (!ts) {
+    uint64_t held = g_ringBytesHeld.load();
+    if (held + g_otherBytes.load() + g_ringBytes + sizeof(ThreadState) > g_capBytes) {
+      g_droppedThreads.fetch_add(1);
+      g_noRing.generation = gen;
+      t_state = &g_noRing;
+      return &g_noRing;
+    }
+    void* mem = mmap(nullptr, g_ringBytes + sizeof(ThreadState), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) return nullptr;
+    ts = new (static_cast<char*>(mem) + g_ringBytes) ThreadState;
+    ts->ring = static_cast<char*>(mem);
+    ts->ringBytes = g_ringBytes;
+    g_ringBytesHeld.fetch_add(g_ringBytes + sizeof(ThreadState));
+    noteBytes(0);
+    ThreadState* head = g_threads.load();
+    do { ts->next = head; } while (!g_threads.compare_exchange_weak(head, ts));
+  }
+  for (auto& e : ts->codeCache) e = CodeCacheEntry{};
+  for (auto& e : ts->nameCache) e = NameCacheEntry{};
+  ts->tid = gettidNow();
+  ts->generation = gen;
+  t_state = ts;
+  pthread_setspecific(g_exitKey, ts);
+  return ts;
+}
+
+void writeDirect(const void* records, size_t bytes) {
+  if (g_fd < 0) return;  // also while finishing: CUPTI's last buffers arrive then
+  if (!lockFile(true)) return;
+  writeChunk(gettidNow(), records, bytes, nullptr, 0);
+  unlockFile();
+}
+
+void notice(const char* key, const char* fmt, ...) {
+  // One line per distinct key for the life of the process.
+  static std::atomic<uint64_t> seen[64];
+  uint64_t h = slog::fnv1a32(key, strlen(key));
+  for (auto& s : seen) {
+    uint64_t cur = s.load();
+    if (cur == h) return;
+    if (cur == 0 && s.compare_exchange_strong(cur, h)) break;
+    if (cur == h) return;
+  }
+  char text[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  size_t len = std::min<size_t>(size_t(n), sizeof text - 1);
+  fprintf(stderr, "streamlint: %s\n", text);
+  char buf[sizeof(slog::RecHeader) + sizeof text + 8] = {};
+  size_t bytes = slog::align8(sizeof(slog::RecHeader) + 4 + len);
+  auto* rh = reinterpret_cast<slog::RecHeader*>(buf);
+  *rh = {slog::RecType::Message, uint16_t(bytes)};
+  uint32_t len32 = uint32_t(len);
+  memcpy(buf + sizeof *rh, &len32, 4);
+  memcpy(buf + sizeof *rh + 4, text, len);
+  writeDirect(buf, bytes);
+}
+
+void flushAndClose() {
+  State expected = State::On;
+  if (!g_state.compare_exchange_strong(expected, State::Finished)) return;
+  extern void cuptiFinish();
+  cuptiFinish();  // CUPTI hands over its last buffers before the final drain
+  if (g_writerRunning) {
+    g_stopWriter.store(true);
+    pthread_join(g_writer, nullptr);
+    g_writerRunning = false;
+  }
+  if (lockFile(true)) {
+    drainLocked();
+    modulesLocked();
+    writeTrailerLocked();
+    unlockFile();
+  }
+  close(g_fd);
+  g_fd = -1;
+}
+
+__attribute__((constructor(101))) void recorderInit() {
+  initRealDlsym();
+  readConfig();
+  if (const char* off = getenv("SL_DISABLE"); off && *off == '1') g_state.store(State::Off);
+  pthread_key_create(&g_exitKey, onThreadExit);
+  pthread_atfork(nullptr, nullptr, atforkChild);
+  installSignalHandlers();
+  atexit(atExit);
+}
+__attribute__((destructor)) void recorderFini() { flushAndClose(); }
+
+}  // namespace sl::ip

@@ -1,0 +1,110 @@
+// The recorder's core: per-thread rings, the background writer, the log file, and the process
+// events (exit, fatal signals, fork) handled in one place. Hooks only call reserve()/commit().
+//
+// Hot path: threadState() is one TLS load and one compare; reserve()/commit() touch only the
+// calling thread's ring (one acquire load, one release store). No locks, no allocation, no
+// syscalls. The slow path (a thread's first record, a new process after fork) may lock.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <ctime>
+
+#include "streamlint/LogFormat.h"
+
+namespace sl::ip {
+
+inline uint64_t nowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);  // vDSO: no syscall
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+struct CodeCacheEntry {
+  const void* code = nullptr;
+  int32_t firstLine = 0;
+  uint32_t id = 0;
+  bool skip = false;  // a frame inside torch: walk outward past it
+};
+struct NameCacheEntry {
+  const void* handle = nullptr;
+  uint32_t id = 0;
+};
+
+// One thread's ring. The owning thread advances `head`, the writer advances `tail`.
+struct ThreadState {
+  char* ring = nullptr;
+  uint64_t ringBytes = 0;
+  std::atomic<uint64_t> head{0};
+  std::atomic<uint64_t> tail{0};
+  std::atomic<uint64_t> dropped{0};
+  std::atomic<uint64_t> records{0};
+  std::atomic<bool> exited{false};  // owner thread ended; recycle once drained
+  std::atomic<bool> free{false};    // may be claimed by a new thread
+  uint32_t tid = 0;
+  uint64_t generation = 0;          // process generation (bumped in a fork child)
+  ThreadState* next = nullptr;      // global list, push-only
+  static constexpr int kCodeCache = 512, kNameCache = 256;
+  CodeCacheEntry codeCache[kCodeCache];
+  NameCacheEntry nameCache[kNameCache];
+};
+
+extern std::atomic<uint64_t> g_generation;
+extern __thread ThreadState* t_state __attribute__((tls_model("initial-exec")));
+extern __thread int t_depth __attribute__((tls_model("initial-exec")));
+
+ThreadState* threadStateSlow();  // nullptr when recording is off for this process
+
+inline ThreadState* threadState() {
+  ThreadState* ts = t_state;
+  if (__builtin_expect(ts != nullptr && ts->generation == g_generation.load(std::memory_order_relaxed), 1))
+    return ts;
+  return threadStateSlow();
+}
+
+// Space for one record of `bytes` (multiple of 8) in the caller's ring, or nullptr (counted as
+// a drop) when the ring is full.
+inline char* reserve(ThreadState* ts, size_t bytes) {
+  uint64_t head = ts->head.load(std::memory_order_relaxed);
+  uint64_t tail = ts->tail.load(std::memory_order_acquire);
+  uint64_t off = head & (ts->ringBytes - 1);
+  uint64_t pad = off + bytes > ts->ringBytes ? ts->ringBytes - off : 0;
+  if (ts->ringBytes == 0 || head + pad + bytes - tail > ts->ringBytes) {
+    ts->dropped.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  if (pad) {  // records never straddle the ring's end: fill the rest with a Pad record
+    auto* h = reinterpret_cast<slog::RecHeader*>(ts->ring + off);
+    h->type = slog::RecType::Pad;
+    h->bytes = uint16_t(pad);  // pad < bytes: records are small
+    ts->head.store(head + pad, std::memory_order_release);
+    off = 0;
+  }
+  return ts->ring + off;
+}
+inline void commit(ThreadState* ts, size_t bytes) {
+  ts->records.fetch_add(1, std::memory_order_relaxed);
+  ts->head.store(ts->head.load(std::memory_order_relaxed) + bytes, std::memory_order_release);
+}
+
+uint64_t nextCorrelation();
+uint32_t nextStringId();
+
+// Rare records (messages, modules, clock calibration, CUPTI activity) written directly to the
+// file by the calling thread, outside any ring. Not for hook hot paths.
+void writeDirect(const void* records, size_t bytes);
+// Prints "streamlint: <text>" once per key to stderr and records it in the log.
+void notice(const char* key, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+bool recordingEnabled();
+void ensureStarted();      // opens the log and starts the writer (lazy: first CUDA call)
+void flushAndClose();      // exit path; idempotent
+uint32_t pythonVersion();  // Py_Version of this process, 0 when not Python
+
+// Called by the CUPTI side for the trailer.
+void setCuptiState(slog::CuptiState s);
+void addActivityDropped(uint64_t n);
+void noteBytes(int64_t delta);  // memory held outside rings (CUPTI buffers), for the cap
+bool underCap(uint64_t extra);
+
+}  // namespace sl::ip

@@ -1,0 +1,1 @@
+int sl_probe(void) { return 42; }

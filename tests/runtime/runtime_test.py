@@ -1,0 +1,288 @@
+"""Runtime recorder tests: each scenario runs real programs under the real recorder (or reads real
+logs recorded on the H200) and checks `streamlint report`. Exit 0 pass, 1 fail, 77 skip.
+    runtime_test.py SCENARIO --streamlint BIN --lib SO --bindir DIR --cudart LIBCUDART"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(HERE, "fixtures")
+SKIP = 77
+A = None
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+def run(cmd, env=None, ok=(0,)):
+    e = dict(os.environ)
+    e.update(env or {})
+    p = subprocess.run(cmd, capture_output=True, text=True, env=e)
+    if ok is not None and p.returncode not in ok:
+        raise Fail(f"{cmd} exited {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+    return p
+
+
+def report(target, *extra, ok=(0, 1)):
+    return run([A.streamlint, "report", target, *extra], ok=ok)
+
+
+def report_json(target, *extra):
+    p = report(target, "--format", "json", *extra)
+    return json.loads(p.stdout)["findings"], p
+
+
+def expectations(source):
+    """{line: (api, calls)} from `expect: API CALLS` comments."""
+    out = {}
+    for n, line in enumerate(open(source), 1):
+        m = re.search(r"expect: (\w+) (\d+)", line)
+        if m:
+            out[n] = (m.group(1), int(m.group(2)))
+    return out
+
+
+def assert_sites(findings, source):
+    want = expectations(source)
+    got = {f["line"]: (f["properties"]["api"], f["properties"]["calls"])
+           for f in findings if os.path.basename(f["path"]) == os.path.basename(source)}
+    check(got == want, f"SL901 sites of {source}: want {want}, got {got}\n{json.dumps(findings, indent=1)}")
+    for f in findings:
+        check(f["rule"] == "SL901" and f["severity"] == "warning", f"unexpected finding {f}")
+
+
+def logs_in(d):
+    return sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".slog"))
+
+
+def sl_run(out, cmd, ok=(0,)):
+    return run([A.streamlint, "run", "--out", out, "--"] + cmd, ok=ok)
+
+
+# --- scenarios -------------------------------------------------------------------------------
+def c_program(tmp):
+    sl_run(tmp, [os.path.join(A.bindir, "sl_sync_helper")])
+    findings, _ = report_json(tmp, "--min-blocking-us", "0")
+    assert_sites(findings, os.path.join(HERE, "programs", "sync_helper.c"))
+    # Ranked by total blocked time, largest first.
+    totals = [f["properties"]["blockedMicros"] for f in findings]
+    check(totals == sorted(totals, reverse=True), f"not ranked by blocked time: {totals}")
+
+
+def python_ctypes(tmp):
+    sl_run(tmp, [sys.executable, os.path.join(HERE, "programs", "ctypes_user.py"), A.cudart])
+    findings, _ = report_json(tmp, "--min-blocking-us", "0")
+    assert_sites(findings, os.path.join(HERE, "programs", "ctypes_user.py"))
+    fn = {f["line"]: f["properties"].get("function") for f in findings}
+    check(set(fn.values()) == {"wait_twice", "allocate"}, f"functions: {fn}")
+
+
+def sarif(tmp):
+    sl_run(tmp, [os.path.join(A.bindir, "sl_sync_helper")])
+    p = report(tmp, "--format", "sarif", "--min-blocking-us", "0")
+    check(p.returncode == 1, "findings must exit 1")
+    doc = json.loads(p.stdout)
+    results = doc["runs"][0]["results"]
+    check(len(results) == 3, f"3 results expected, got {len(results)}")
+    for r in results:
+        props = r.get("properties", {})
+        check(r["ruleId"] == "SL901", r)
+        for key in ("api", "calls", "blockedMicros"):
+            check(key in props, f"SARIF result lacks properties.{key}: {r}")
+    calls = sorted(r["properties"]["calls"] for r in results)
+    check(calls == [1, 1, 3], f"calls {calls}")
+
+
+def exit_codes(tmp):
+    empty = os.path.join(tmp, "empty")
+    os.mkdir(empty)
+    p = report(empty, ok=(2,))
+    check(empty in p.stderr, f"message must name the directory: {p.stderr}")
+    bogus = os.path.join(tmp, "bogus.slog")
+    open(bogus, "w").write("not a log at all\n")
+    p = report(bogus, ok=(2,))
+    check("bogus.slog" in p.stderr and "not a streamlint runtime log" in p.stderr, p.stderr)
+    report(os.path.join(tmp, "missing"), ok=(2,))
+    fixture = os.path.join(FIXTURES, "h200-timing-experiment.slog")
+    report(fixture, "--format", "xml", ok=(2,))
+    report(fixture, "--min-blocking-us", "abc", ok=(2,))
+    report(fixture, "extra-path", ok=(2,))
+    run([A.streamlint, "report"], ok=(2,))
+    check(report(fixture, "--min-blocking-us", "1e12").returncode == 0, "no findings must exit 0")
+    check(report(fixture).returncode == 1, "findings must exit 1")
+    run([A.streamlint, "run"], ok=(2,))
+    run([A.streamlint, "run", "--out"], ok=(2,))
+
+
+def damaged_logs(tmp):
+    src = open(os.path.join(FIXTURES, "h200-timing-experiment.slog"), "rb").read()
+    cut = os.path.join(tmp, "cut.slog")
+    open(cut, "wb").write(src[: len(src) * 2 // 3])
+    p = report(cut)
+    check("damaged" in p.stderr or "no trailer" in p.stderr, f"truncation not reported: {p.stderr}")
+    flipped = bytearray(src)
+    flipped[len(src) // 2] ^= 0xFF
+    bad = os.path.join(tmp, "flipped.slog")
+    open(bad, "wb").write(bytes(flipped))
+    p = report(bad, "--min-blocking-us", "0")
+    check("damaged at byte" in p.stderr, f"corruption not reported: {p.stderr}")
+    # Every truncation point reads as far as it goes: no crash, never a wrong exit code.
+    for n in list(range(0, 400, 7)) + list(range(400, len(src), max(1, len(src) // 60))):
+        open(cut, "wb").write(src[:n])
+        p = report(cut, ok=None)
+        check(p.returncode in ((2,) if n < 16 else (0, 1)), f"cut at {n}: exit {p.returncode}\n{p.stderr}")
+
+
+def fork_child(tmp):
+    sl_run(tmp, [os.path.join(A.bindir, "sl_fork_child")])
+    logs = logs_in(tmp)
+    check(len(logs) == 2, f"parent and child logs expected: {logs}")
+    per = {}
+    for log in logs:
+        f, _ = report_json(log, "--min-blocking-us", "0")
+        per[log] = sorted((x["properties"]["api"], x["properties"]["calls"]) for x in f)
+    got = sorted(per.values())
+    # Two call sites each: the parent's before and after fork, the child's two.
+    check(got == [[("cudaDeviceSynchronize", 1)] * 2, [("cudaStreamSynchronize", 1)] * 2], f"{per}")
+
+
+def sigterm(tmp):
+    prog = os.path.join(A.bindir, "sl_sigterm_self")
+    plain = run([prog], ok=None).returncode
+    check(plain == -signal.SIGTERM, f"the program itself should die of SIGTERM: {plain}")
+    p = run([prog], env={"LD_PRELOAD": A.lib, "SL_OUT_DIR": tmp}, ok=None)
+    check(p.returncode == plain, f"exit status changed under the recorder: {p.returncode} vs {plain}")
+    logs = logs_in(tmp)
+    check(len(logs) == 1, f"{logs}")
+    q = report(logs[0], "--min-blocking-us", "0")
+    check("no trailer" not in q.stderr and "damaged" not in q.stderr, f"log not flushed: {q.stderr}")
+    check("cudaStreamSynchronize" in q.stdout and "cudaDeviceSynchronize" in q.stdout, q.stdout)
+
+
+def unwritable_dir(tmp):
+    blocker = os.path.join(tmp, "file")
+    open(blocker, "w").write("x")
+    prog = os.path.join(A.bindir, "sl_sync_helper")
+    plain = run([prog])
+    p = run([prog], env={"LD_PRELOAD": A.lib, "SL_OUT_DIR": os.path.join(blocker, "logs")})
+    check(p.stdout == plain.stdout, "program output changed")
+    lines = [l for l in p.stderr.splitlines() if "cannot write the runtime log" in l]
+    check(len(lines) == 1, f"one clear message expected: {p.stderr}")
+
+
+def memory_cap(tmp):
+    prog = os.path.join(A.bindir, "sl_sync_helper")
+    p = run([prog], env={"LD_PRELOAD": A.lib, "SL_OUT_DIR": tmp, "SL_MAX_MB": "1"})
+    check("cudaMalloc returned" in p.stdout, "program must run as before")
+    q = report(tmp, "--min-blocking-us", "0")
+    check(q.returncode == 0, "nothing recorded, so nothing reported")
+    check("threads unrecorded (memory cap)" in q.stderr, f"losses must be reported: {q.stderr}")
+
+
+def rtld_next(tmp):
+    prog = os.path.join(A.bindir, "sl_rtld_next_main")
+    shim = os.path.join(os.path.dirname(A.lib), "libsl_rtld_next_shim.so")
+    p = run([prog], env={"LD_PRELOAD": f"{A.lib}:{shim}", "SL_OUT_DIR": tmp})
+    check(p.stdout.strip() == "sl_probe=42", f"dlsym(RTLD_NEXT) answered differently: {p.stdout}")
+
+
+def fixture_timing(tmp):
+    """The user's timing experiment, recorded on the H200 (torch 2.11, Python 3.12)."""
+    findings, p = report_json(os.path.join(FIXTURES, "h200-timing-experiment.slog"))
+    src = os.path.join(HERE, "..", "..", "examples", "runtime", "stream_timing_experiment.py")
+    lines = open(src).read().splitlines()
+    by = {(f["properties"]["api"], f["line"]): f for f in findings}
+    sync = by.get(("cudaDeviceSynchronize", 29))
+    check(sync and sync["properties"]["blockedMicros"] > 1e6, f"final synchronize: {findings}")
+    check(lines[28].strip() == "torch.cuda.synchronize()", "fixture and example differ")
+    create = by.get(("cudaStreamCreateWithPriority", 19))
+    check(create and "torch.cuda.Stream()" in lines[18], f"stream creation at line 19: {findings}")
+    malloc_lines = {f["line"] for f in findings if f["properties"]["api"] == "cudaMalloc"}
+    randn_lines = {n for n, l in enumerate(lines, 1) if "torch.randn" in l}
+    check(randn_lines & malloc_lines == malloc_lines & randn_lines and len(randn_lines & malloc_lines) >= 3,
+          f"cudaMalloc at torch.randn lines {randn_lines}: {malloc_lines}")
+    check(findings[0]["properties"]["api"] == "cudaDeviceSynchronize", "ranked by blocked time")
+    check(", 0 GPU activity" not in p.stderr, "GPU activity recorded on the H200")
+
+
+def fixture_driver_level(tmp):
+    """launch_count.py on the H200: cuBLAS's cuMemAlloc is only visible at driver level."""
+    findings, _ = report_json(os.path.join(FIXTURES, "h200-launch-count.slog"), "--min-blocking-us", "0")
+    apis = {f["properties"]["api"] for f in findings}
+    check({"cuMemAlloc", "cudaMalloc", "cudaStreamSynchronize"} <= apis, f"{apis}")
+    user = [f for f in findings if f["path"].endswith("launch_count.py")]
+    check(user, "Python lines of the user's script")
+
+
+def fixture_profiler(tmp):
+    p = report(os.path.join(FIXTURES, "h200-profiler-program.slog"))
+    check("yielded to a profiler" in p.stderr, f"the yield must be reported: {p.stderr}")
+
+
+# --- GPU scenarios (ctest label gpu) -------------------------------------------------------------
+def have_gpu():
+    if shutil.which("nvidia-smi") is None:
+        return False
+    r = subprocess.run([sys.executable, "-c", "import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)"],
+                       capture_output=True)
+    return r.returncode == 0
+
+
+def gpu_timing(tmp):
+    if not have_gpu():
+        return SKIP
+    ex = os.path.join(HERE, "..", "..", "examples", "runtime", "stream_timing_experiment.py")
+    sl_run(tmp, [sys.executable, ex])
+    findings, _ = report_json(tmp)
+    lines = {(f["properties"]["api"], f["line"]) for f in findings}
+    check(("cudaDeviceSynchronize", 29) in lines, f"{findings}")
+
+
+def gpu_profiler(tmp):
+    if not have_gpu():
+        return SKIP
+    ex = os.path.join(HERE, "..", "..", "examples", "runtime", "profiler_program.py")
+    plain = run([sys.executable, ex]).stdout.strip().splitlines()[-1]
+    under = sl_run(tmp, [sys.executable, ex]).stdout.strip().splitlines()[-1]
+    check(plain == under and not plain.endswith(" 0"), f"profiler events: alone '{plain}', under streamlint '{under}'")
+
+
+SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, sarif, exit_codes, damaged_logs, fork_child,
+                                     sigterm, unwritable_dir, memory_cap, rtld_next, fixture_timing,
+                                     fixture_driver_level, fixture_profiler, gpu_timing, gpu_profiler]}
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    ap.add_argument("scenario", choices=sorted(SCENARIOS))
+    ap.add_argument("--streamlint", required=True)
+    ap.add_argument("--lib", required=True)
+    ap.add_argument("--bindir", required=True)
+    ap.add_argument("--cudart", default="libcudart.so.13")
+    A = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="sl-rt-")
+    try:
+        rc = SCENARIOS[A.scenario](tmp)
+        return SKIP if rc == SKIP else 0
+    except Fail as e:
+        print(f"FAIL {A.scenario}: {e}", file=sys.stderr)
+        return 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
