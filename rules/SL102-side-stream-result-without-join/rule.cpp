@@ -13,10 +13,11 @@ class SideStreamResultWithoutJoin : public Rule {
  public:
   void check(RuleContext& ctx) const override {
     for (const auto& f : ctx.module().functions) {
+      std::set<std::pair<uint32_t, std::string>> reported;  // one finding per line and value
       for (size_t i = 0; i < f.events.size(); ++i) {
         const auto& e = f.events[i];
         for (const auto& v : e.reads)
-          if (unjoined(f, v, i, e.stream)) {
+          if (unjoined(f, v, i, e.stream) && reported.insert({e.loc.line, v}).second) {
             const auto& prod = f.events[size_t(producerOf(f, v, i))];
             Finding& out = ctx.report(
                 e.loc, "'" + v + "' was written on " + prod.stream.describe() + " and is used here on " +
