@@ -48,7 +48,9 @@ def main():
             steps(model, opt, fused, 10)
         kernels = [e for e in prof.events()
                    if e.device_type == torch.autograd.DeviceType.CUDA
-                   and not e.name.startswith(("Memcpy", "Memset"))]
+                   and not e.name.startswith(("Memcpy", "Memset"))
+                   # GPU-side user annotations (e.g. "Optimizer.step#SGD.step") are not kernels
+                   and not getattr(e, "is_user_annotation", False)]
         print(f"profiler kernels: {len(kernels)}")
         if "--names-out" in sys.argv:
             import collections

@@ -19,8 +19,10 @@ void* resolveReal(slog::Api api) {
 }
 
 void noteResult(slog::Api api, int rc) {
-  // 35 insufficient driver, 34 stub library, 100 no device: say once, keep recording.
-  if (rc == 35 || rc == 34 || rc == 100)
+  // 35 insufficient driver, 34 stub library, 100 no device: say once, keep recording. The flag
+  // keeps later failing calls (every call, on a machine without a driver) off notice()'s path.
+  static std::atomic<bool> said{false};
+  if ((rc == 35 || rc == 34 || rc == 100) && !said.exchange(true))
     notice("no-driver", "CUDA is not usable here (%s returned %d: %s); calls are still recorded "
            "with their host time", slog::apiName(api), rc,
            rc == 100 ? "no CUDA device" : "no usable NVIDIA driver");

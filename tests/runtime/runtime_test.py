@@ -195,7 +195,18 @@ def rtld_next(tmp):
     prog = os.path.join(A.bindir, "sl_rtld_next_main")
     shim = os.path.join(os.path.dirname(A.lib), "libsl_rtld_next_shim.so")
     p = run([prog], env={"LD_PRELOAD": f"{A.lib}:{shim}", "SL_OUT_DIR": tmp})
-    check(p.stdout.strip() == "sl_probe=42", f"dlsym(RTLD_NEXT) answered differently: {p.stdout}")
+    check(p.stdout.strip() == "sl_probe=43", f"dlsym(RTLD_NEXT) answered differently: {p.stdout}")
+
+
+def run_keeps_preload(tmp):
+    """`streamlint run` adds the recorder to LD_PRELOAD and keeps what was there."""
+    prog = os.path.join(A.bindir, "sl_rtld_next_main")
+    shim = os.path.join(os.path.dirname(A.lib), "libsl_rtld_next_shim.so")
+    p = run([A.streamlint, "run", "--out", tmp, "--", prog], env={"LD_PRELOAD": shim})
+    check(p.stdout.strip() == "sl_probe=43", f"the user's preload was lost: {p.stdout}")
+    p = run([A.streamlint, "run", "--out", tmp, "--", "sh", "-c", "echo $LD_PRELOAD"], env={"LD_PRELOAD": shim})
+    parts = p.stdout.strip().split(":")
+    check(parts[0].endswith("libstreamlint_interposer.so") and parts[1:] == [shim], f"LD_PRELOAD={p.stdout}")
 
 
 def fixture_timing(tmp):
@@ -260,7 +271,7 @@ def gpu_profiler(tmp):
 
 
 SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, sarif, exit_codes, damaged_logs, fork_child,
-                                     sigterm, unwritable_dir, memory_cap, rtld_next, fixture_timing,
+                                     sigterm, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, fixture_timing,
                                      fixture_driver_level, fixture_profiler, gpu_timing, gpu_profiler]}
 
 
