@@ -113,6 +113,13 @@ constexpr ApiEntry kTable[] = {
     {"at::cuda::CUDAEvent::recordOnce", O::EventRecord, SyncKind::None, 0},
     {"at::cuda::CUDAEvent::block", O::Wait, SyncKind::None, 0},
     {"at::cuda::CUDAEvent::synchronize", O::Sync, SyncKind::Event},
+    // ---- c10 device-generic streams/events (c10/core/Stream.h, Event.h; torch::Event) ---------
+    {"c10::Event::record", O::EventRecord, SyncKind::None, 0},
+    {"c10::Event::recordOnce", O::EventRecord, SyncKind::None, 0},
+    {"c10::Event::block", O::Wait, SyncKind::None, 0},
+    {"c10::Event::synchronize", O::Sync, SyncKind::Event},
+    {"c10::Stream::wait", O::Wait, SyncKind::None, -1, 0},  // the object stream waits on arg 0
+    {"c10::Stream::synchronize", O::Sync, SyncKind::Stream},
     // ---- LibTorch tensors -----------------------------------------------------------------
     {"at::Tensor::record_stream", O::RecordStream, SyncKind::None, 0},
     {"c10::cuda::CUDACachingAllocator::recordStream", O::RecordStream, SyncKind::None, 1, 0},

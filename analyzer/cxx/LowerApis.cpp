@@ -148,7 +148,10 @@ void FunctionLowering::apiCall(const ApiEntry& api, const std::string& name, con
       model::Event& e = emit(EventKind::Wait, at);
       e.api = name;
       e.value = api.value >= 0 ? valueName(arg(ce, api.value)) : valueName(object);
-      explicitStream(e);
+      if (api.stream >= 0) explicitStream(e);
+      else if (object) { e.stream = streamOf(object); e.streamExplicit = true; }  // stream.wait(ev)
+      // An event made by a call (`s.wait(create_event(t))`) has no name: still an event wait.
+      if (e.value.empty() && api.value >= 0) e.value = "<event>";
       return;
     }
     case ApiOp::EventRecord: {

@@ -1,5 +1,6 @@
 // Expression-level lowering: calls looked up in the API table (CudaApiTable.cpp), `<<<>>>`
 // launches, LibTorch tensor operations, value names and stream references.
+#include <clang/AST/Attr.h>
 #include <clang/AST/DeclCXX.h>
 #include <clang/AST/ExprCXX.h>
 #include <clang/Basic/SourceManager.h>
@@ -28,7 +29,7 @@ Loc FunctionLowering::loc(SourceLocation l) const {
 model::Event& FunctionLowering::emit(EventKind kind, SourceLocation at) {
   model::Event e;
   e.kind = kind;
-  e.loc = loc(at);
+  e.loc = eventLoc(at);
   e.scope = cur_;
   e.stream = model::effectiveStream(fn_, cur_);
   fn_.events.push_back(std::move(e));
@@ -83,8 +84,10 @@ std::string FunctionLowering::valueName(const Expr* e) const {
   if (const auto* m = dyn_cast<MaterializeTemporaryExpr>(e)) return valueName(m->getSubExpr());
   if (const auto* u = dyn_cast<UnaryOperator>(e))
     if (u->getOpcode() == UO_AddrOf || u->getOpcode() == UO_Deref) return valueName(u->getSubExpr());
-  if (const auto* d = dyn_cast<DeclRefExpr>(e))
+  if (const auto* d = dyn_cast<DeclRefExpr>(e)) {
+    if (auto it = aliases_.find(d->getDecl()); it != aliases_.end()) return it->second;
     return isa<VarDecl>(d->getDecl()) ? d->getDecl()->getNameAsString() : std::string();
+  }
   if (const auto* m = dyn_cast<MemberExpr>(e)) {
     if (!isa<FieldDecl>(m->getMemberDecl())) return {};
     const Expr* base = m->getBase()->IgnoreParenImpCasts();
@@ -229,9 +232,14 @@ void FunctionLowering::assignment(const Expr* lhs, const Expr* rhs) {
       break;
     }
   if (at == fn_.events.size()) return;  // not a new value (alias or unknown): nothing freed
+  // Only a value this function produced before is released (not a default-constructed one).
+  bool hadValue = false;
+  for (size_t i = 0; i < before && !hadValue; ++i)
+    hadValue = std::find(fn_.events[i].writes.begin(), fn_.events[i].writes.end(), name) != fn_.events[i].writes.end();
+  if (!hadValue) return;
   model::Event f;
   f.kind = EventKind::Free;
-  f.loc = loc(lhs->getBeginLoc());
+  f.loc = eventLoc(lhs->getBeginLoc());
   f.scope = cur_;
   f.stream = model::effectiveStream(fn_, cur_);
   f.value = name;
@@ -273,6 +281,7 @@ void FunctionLowering::call(const CallExpr* ce, const std::string& target) {
   if (const ApiEntry* api = lookupApi(norm)) return apiCall(*api, norm, ce, object, target);
   if (isTensorFactory(norm) || norm.rfind("at::", 0) == 0 || norm.rfind("torch::", 0) == 0)
     return tensorOp(ce, object, norm, target);
+  if (fd && inlineHelper(ce, fd)) return;
   // A call to a function defined in this file: rules follow it through ModuleSummary.
   if (fd) {
     const FunctionDecl* def = fd->getDefinition();
@@ -287,6 +296,30 @@ void FunctionLowering::call(const CallExpr* ce, const std::string& target) {
           if (std::string n = valueName(a); !n.empty()) e.reads.push_back(n);
     }
   }
+}
+
+// Free functions the project defines in its own (non-system) headers -- `stream_wait(a, b)`,
+// `launch(kernel, stream)` wrappers -- are walked at the call site: their events take the call's
+// location, their parameters the caller's streams and value names. Bounded: depth 2, no recursion.
+bool FunctionLowering::inlineHelper(const CallExpr* ce, const FunctionDecl* fd) {
+  if (isa<CXXMethodDecl>(fd) || isa<CXXOperatorCallExpr>(ce)) return false;
+  const FunctionDecl* def = fd->getDefinition();
+  if (!def || !def->getBody() || inlineDepth_ >= 2 || inlining_.count(def)) return false;
+  SourceLocation where = sm_.getExpansionLoc(def->getLocation());
+  if (sm_.isInMainFile(where) || sm_.isInSystemHeader(where) || where.isInvalid()) return false;
+  if (def->hasAttr<CUDAGlobalAttr>() || (def->hasAttr<CUDADeviceAttr>() && !def->hasAttr<CUDAHostAttr>()))
+    return false;
+  for (unsigned i = 0; i < def->getNumParams() && i < ce->getNumArgs(); ++i) {
+    const ParmVarDecl* p = def->getParamDecl(i);
+    if (isStreamQualType(p->getType())) streams_[p] = streamOf(ce->getArg(i));
+    if (std::string n = valueName(ce->getArg(i)); !n.empty()) aliases_[p] = n;
+  }
+  if (inlineDepth_++ == 0) inlineAt_ = ce->getBeginLoc();
+  inlining_.insert(def);
+  stmt(def->getBody());
+  inlining_.erase(def);
+  --inlineDepth_;
+  return true;
 }
 
 }  // namespace sl::cxx

@@ -48,6 +48,7 @@ class FunctionLowering {
   void popScope();
   void openRegion(clang::SourceLocation at, model::StreamRef stream);
   void closeBlock(clang::SourceLocation end);
+  void returnedValues(const clang::Expr* v);
   bool fromMacroBody(clang::SourceLocation l) const;
   bool isGuardCondition(const clang::Expr* cond) const;
 
@@ -64,6 +65,8 @@ class FunctionLowering {
                 const std::string& target);
   void assignment(const clang::Expr* lhs, const clang::Expr* rhs);
   void noteEscapes(const clang::CallExpr* ce, const std::string& name);
+  bool inlineHelper(const clang::CallExpr* ce, const clang::FunctionDecl* fd);
+  Loc eventLoc(clang::SourceLocation l) const { return inlineDepth_ ? loc(inlineAt_) : loc(l); }
 
   model::Event& emit(model::EventKind kind, clang::SourceLocation at);
   model::StreamRef streamOf(const clang::Expr* e);
@@ -85,6 +88,11 @@ class FunctionLowering {
   std::map<const clang::ValueDecl*, model::StreamRef> streams_;
   std::set<std::string> pinned_, pageable_, escaped_;
   std::set<std::string> blockingStreams_;  // created here without cudaStreamNonBlocking
+  // Inlined project helpers (inlineHelper): depth, the call site, parameter -> argument names.
+  int inlineDepth_ = 0;
+  clang::SourceLocation inlineAt_;
+  std::set<const clang::FunctionDecl*> inlining_;
+  std::map<const clang::ValueDecl*, std::string> aliases_;
   std::map<std::string, int> setCurrentRegion_;  // open setCurrentCUDAStream region per block depth
 };
 

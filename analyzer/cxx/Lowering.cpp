@@ -24,7 +24,18 @@ std::string recordName(QualType t) {
   return {};
 }
 
-bool isTensorQualType(QualType t) { return isTensorType(recordName(t)); }
+bool isTensorQualType(QualType t) {
+  t = t.getNonReferenceType();
+  if (isTensorType(recordName(t))) return true;
+  // std::optional<Tensor> / c10::optional<Tensor>: the tensor, when present.
+  if (const auto* sd = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl())) {
+    std::string n = sd->getQualifiedNameAsString();
+    if ((n == "std::optional" || n == "c10::optional") && sd->getTemplateArgs().size() == 1 &&
+        sd->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+      return isTensorType(recordName(sd->getTemplateArgs()[0].getAsType()));
+  }
+  return false;
+}
 
 bool isStreamQualType(QualType t) {
   t = t.getNonReferenceType();
@@ -68,7 +79,7 @@ int FunctionLowering::pushScope(ScopeKind kind, SourceLocation at, StreamRef str
   model::Scope s;
   s.kind = kind;
   s.parent = cur_;
-  s.loc = loc(at);
+  s.loc = eventLoc(at);
   s.stream = std::move(stream);
   fn_.scopes.push_back(std::move(s));
   cur_ = int(fn_.scopes.size() - 1);
@@ -149,13 +160,7 @@ void FunctionLowering::stmt(const Stmt* s) {
   if (const auto* rs = dyn_cast<ReturnStmt>(s)) {
     if (const Expr* v = rs->getRetValue()) {
       expr(v);
-      // Only the value itself escapes (`return y;`), not what is computed from it (`y.sum()`).
-      const Expr* r = coreExpr(v)->IgnoreParenCasts();
-      if (const auto* ce = dyn_cast<CallExpr>(r); ce && ce->getNumArgs() == 1 && ce->getDirectCallee() &&
-                                                  ce->getDirectCallee()->getQualifiedNameAsString() == "std::move")
-        r = ce->getArg(0)->IgnoreParenCasts();
-      if (isa<DeclRefExpr>(r) || isa<MemberExpr>(r))
-        if (std::string n = valueName(r); !n.empty()) fn_.returned.push_back(n);
+      if (!inlineDepth_) returnedValues(v);  // an inlined helper returns to its caller
     }
     return;
   }
@@ -178,6 +183,29 @@ void FunctionLowering::stmt(const Stmt* s) {
     return;
   }
   for (const Stmt* c : s->children()) stmt(c);  // labels, case bodies, attributed statements
+}
+
+// Only the values themselves escape (`return y;`, `return {y, z};`, make_tuple(y, z)), not
+// what is computed from them (`return y.sum();`).
+void FunctionLowering::returnedValues(const Expr* v) {
+  const Expr* r = coreExpr(v)->IgnoreParenCasts();
+  if (isa<DeclRefExpr>(r) || isa<MemberExpr>(r)) {
+    if (std::string n = valueName(r); !n.empty()) fn_.returned.push_back(n);
+    return;
+  }
+  if (const auto* il = dyn_cast<InitListExpr>(r)) {
+    for (const Expr* e : il->inits()) returnedValues(e);
+    return;
+  }
+  if (const auto* ce = dyn_cast<CXXConstructExpr>(r)) {
+    for (const Expr* e : ce->arguments()) returnedValues(e);
+    return;
+  }
+  if (const auto* ce = dyn_cast<CallExpr>(r); ce && ce->getDirectCallee()) {
+    std::string n = ce->getDirectCallee()->getQualifiedNameAsString();
+    if (n == "std::move" || n == "std::make_tuple" || n == "std::make_pair" || n == "std::tuple")
+      for (const Expr* e : ce->arguments()) returnedValues(e);
+  }
 }
 
 void FunctionLowering::compound(const CompoundStmt* cs) {

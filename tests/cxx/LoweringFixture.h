@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "ModelDump.h"
@@ -25,17 +26,20 @@ class Snippets {
   }
   ~Snippets() { std::filesystem::remove_all(dir_); }
 
-  std::string add(const std::string& name, const std::string& text) {
+  // `input`: false for headers the snippets include (not analysed on their own).
+  std::string add(const std::string& name, const std::string& text, bool input = true) {
     std::string path = (dir_ / name).string();
     std::ofstream(path) << text;
     texts_[path] = text;
+    if (!input) headers_.insert(path);
     return path;
   }
 
   // Analyses every added file in one request (parallel TUs, as the CLI does).
   void analyze(const std::vector<std::string>& extraArgs = {}) {
     cxx::Request req;
-    for (const auto& [p, t] : texts_) req.files.push_back(p);
+    for (const auto& [p, t] : texts_)
+      if (!headers_.count(p)) req.files.push_back(p);
     req.extraArgs = extraArgs;
     req.jobs = 2;
 #ifdef SL_DEPS_DIR
@@ -68,6 +72,7 @@ class Snippets {
  private:
   std::filesystem::path dir_;
   std::map<std::string, std::string> texts_;
+  std::set<std::string> headers_;
   cxx::Result result_;
 };
 

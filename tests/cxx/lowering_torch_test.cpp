@@ -62,11 +62,39 @@ void optional_guard(c10::optional<c10::Stream> s, at::Tensor x) {
 }
 )";
 
+const char* kHelpers = R"(#pragma once
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/core/Event.h>
+inline c10::Event make_event(const at::cuda::CUDAStream& s) {
+  c10::Event e(c10::DeviceType::CUDA);
+  e.record(s);
+  return e;
+}
+inline void stream_wait(const at::cuda::CUDAStream& a, const at::cuda::CUDAStream& b) {
+  a.unwrap().wait(make_event(b));
+}
+)";
+
+const char* kUses = R"(#include <ATen/ops/empty_like.h>
+#include "helpers.h"
+std::tuple<at::Tensor, c10::optional<at::Tensor>> f(const at::Tensor& x, bool with) {
+  auto comm = at::cuda::getStreamFromPool();
+  auto cur = at::cuda::getCurrentCUDAStream();
+  stream_wait(comm, cur);  // @helper
+  at::Tensor y = at::empty_like(x);
+  c10::optional<at::Tensor> z;
+  if (with) z = at::empty_like(x);  // @optional
+  return {y, z};
+}
+)";
+
 class TorchLowering : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     s = new Snippets("torch");
     s->add("ext.cu", kTorch);
+    s->add("helpers.h", kHelpers, /*input=*/false);
+    s->add("uses.cu", kUses);
     s->analyze();
   }
   static void TearDownTestSuite() { delete s; }
@@ -79,7 +107,22 @@ Snippets* TorchLowering::s = nullptr;
 
 TEST_F(TorchLowering, ParsesCleanlyAgainstTheLibTorchHeaders) {
   for (const auto& d : s->result().diagnostics) ADD_FAILURE() << d.message;
-  EXPECT_EQ(s->result().analyzed, 1u);
+  EXPECT_EQ(s->result().analyzed, 2u);
+}
+
+TEST_F(TorchLowering, ProjectHelpersAreWalkedAtTheCallSite) {
+  // stream_wait(comm, cur) in the project's header: record on `cur`, `comm` waits, both at the call.
+  std::string f = s->function("uses.cu", "f");
+  std::string l = std::to_string(s->line("uses.cu", "helper"));
+  EXPECT_THAT(f, HasSubstr(l + " event-record [c10::Event::record] on current! v=e in fn\n" + l +
+                           " wait [c10::Stream::wait] on side:comm! v=<event> in fn\n"));
+}
+
+TEST_F(TorchLowering, OptionalTensorsAndReturnedTuples) {
+  std::string f = s->function("uses.cu", "f");
+  EXPECT_THAT(f, HasSubstr(std::to_string(s->line("uses.cu", "optional")) + " alloc [at::empty_like] on current v=z w=z in branch\n"));
+  // Both are returned in the tuple: neither dies at the closing brace.
+  EXPECT_THAT(f, Not(HasSubstr("free [~Tensor]")));
 }
 
 TEST_F(TorchLowering, GuardOpensARegionUntilTheClosingBrace) {
