@@ -58,6 +58,7 @@ uint32_t g_writerTid = 0;
 int g_lastModuleAdds = -1;
 char g_outDir[1024] = "streamlint-logs";
 char g_path[1200];
+pid_t g_logPid = 0;  // the process that owns g_fd (a vfork child shares our memory, not our log)
 // The "no ring" state handed to threads past the memory cap: every reserve fails and counts.
 ThreadState g_noRing;
 
@@ -294,6 +295,7 @@ bool openLog() {
   mkdirs(g_outDir);
   snprintf(g_path, sizeof g_path, "%s/%s-%d.slog", g_outDir, host, int(getpid()));
   g_fd = open(g_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  g_logPid = getpid();
   if (g_fd < 0) {
     fprintf(stderr, "streamlint: cannot write the runtime log %s: %s; this process runs unrecorded\n",
             g_path, strerror(errno));
@@ -473,6 +475,17 @@ void flushAndClose() {
   g_fd = -1;
 }
 
+// _exit skips atexit: Python's os._exit (multiprocessing workers end that way) would lose the
+// last records. Flush first, but only in the process that owns the log: a vfork child (posix_spawn,
+// subprocess on exec failure) shares our memory and must not touch the writer.
+[[noreturn]] void exitWithFlush(const char* name, int status) {
+  if (g_logPid == getpid()) flushAndClose();
+  auto real = reinterpret_cast<void (*)(int)>(realDlsym(RTLD_NEXT, name));
+  if (real) real(status);
+  syscall(SYS_exit_group, status);
+  __builtin_unreachable();
+}
+
 __attribute__((constructor(101))) void recorderInit() {
   initRealDlsym();
   readConfig();
@@ -485,3 +498,10 @@ __attribute__((constructor(101))) void recorderInit() {
 __attribute__((destructor)) void recorderFini() { flushAndClose(); }
 
 }  // namespace sl::ip
+
+extern "C" __attribute__((visibility("default"), noreturn)) void _exit(int status) {
+  sl::ip::exitWithFlush("_exit", status);
+}
+extern "C" __attribute__((visibility("default"), noreturn)) void _Exit(int status) {
+  sl::ip::exitWithFlush("_Exit", status);
+}

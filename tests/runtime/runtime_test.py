@@ -86,7 +86,7 @@ def python_ctypes(tmp):
     findings, _ = report_json(tmp, "--min-blocking-us", "0")
     assert_sites(findings, os.path.join(HERE, "programs", "ctypes_user.py"))
     fn = {f["line"]: f["properties"].get("function") for f in findings}
-    check(set(fn.values()) == {"wait_twice", "allocate"}, f"functions: {fn}")
+    check(set(fn.values()) == {"wait_twice", "allocate", "far_below"}, f"functions: {fn}")
 
 
 def sarif(tmp):
@@ -159,16 +159,36 @@ def fork_child(tmp):
 
 
 def sigterm(tmp):
-    prog = os.path.join(A.bindir, "sl_sigterm_self")
-    plain = run([prog], ok=None).returncode
-    check(plain == -signal.SIGTERM, f"the program itself should die of SIGTERM: {plain}")
-    p = run([prog], env={"LD_PRELOAD": A.lib, "SL_OUT_DIR": tmp}, ok=None)
-    check(p.returncode == plain, f"exit status changed under the recorder: {p.returncode} vs {plain}")
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        d = os.path.join(tmp, str(int(sig)))
+        os.mkdir(d)
+        prog = [os.path.join(A.bindir, "sl_sigterm_self"), str(int(sig))]
+        plain = run(prog, ok=None).returncode
+        check(plain == -sig, f"the program itself should die of {sig}: {plain}")
+        p = run(prog, env={"LD_PRELOAD": A.lib, "SL_OUT_DIR": d}, ok=None)
+        check(p.returncode == plain, f"exit status changed under the recorder: {p.returncode} vs {plain}")
+        logs = logs_in(d)
+        check(len(logs) == 1, f"{logs}")
+        q = report(logs[0], "--min-blocking-us", "0")
+        check("no trailer" not in q.stderr and "damaged" not in q.stderr, f"log not flushed: {q.stderr}")
+        check("cudaStreamSynchronize" in q.stdout and "cudaDeviceSynchronize" in q.stdout, q.stdout)
+
+
+def python_fork(tmp):
+    """A forked Python child that ends with os._exit (as multiprocessing workers do) writes its
+    own complete log, with its own lines."""
+    src = os.path.join(HERE, "programs", "fork_user.py")
+    sl_run(tmp, [sys.executable, src, A.cudart])
     logs = logs_in(tmp)
-    check(len(logs) == 1, f"{logs}")
-    q = report(logs[0], "--min-blocking-us", "0")
-    check("no trailer" not in q.stderr and "damaged" not in q.stderr, f"log not flushed: {q.stderr}")
-    check("cudaStreamSynchronize" in q.stdout and "cudaDeviceSynchronize" in q.stdout, q.stdout)
+    check(len(logs) == 2, f"parent and child logs expected: {logs}")
+    want = expectations(src)
+    seen = {}
+    for log in logs:
+        findings, p = report_json(log, "--min-blocking-us", "0")
+        check("no trailer" not in p.stderr, f"{log} not flushed: {p.stderr}")
+        for f in findings:
+            seen[f["line"]] = (f["properties"]["api"], f["properties"]["calls"])
+    check(seen == want, f"want {want}, got {seen}")
 
 
 def unwritable_dir(tmp):
@@ -271,7 +291,7 @@ def gpu_profiler(tmp):
 
 
 SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, sarif, exit_codes, damaged_logs, fork_child,
-                                     sigterm, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, fixture_timing,
+                                     sigterm, python_fork, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, fixture_timing,
                                      fixture_driver_level, fixture_profiler, gpu_timing, gpu_profiler]}
 
 
