@@ -101,7 +101,14 @@ Kind Lowerer::deviceKind(const Arg* device) const {
 bool Lowerer::truthy(const Arg* a) const { return a && text(a->node, mc_.src) == "True"; }
 
 Value Lowerer::eval(TSNode e) {
-  if (ts_node_is_null(e)) return {};
+  // Generated code can nest expressions thousands deep (long `a + b + ...` chains): stop
+  // descending rather than exhaust the worker thread's stack.
+  if (ts_node_is_null(e) || depth_ > kMaxDepth) return {};
+  struct Depth {
+    int& d;
+    explicit Depth(int& x) : d(++x) {}
+    ~Depth() { --d; }
+  } guard(depth_);
   const char* t = ts_node_type(e);
   if (!std::strcmp(t, "identifier")) {
     Value v;
@@ -179,10 +186,11 @@ Value Lowerer::evalAttribute(TSNode e) {
 }
 
 Value Lowerer::evalSubscript(TSNode e) {
-  Value base = eval(field(e, "value"));
+  TSNode valueNode = field(e, "value");
+  Value base = eval(valueNode);
   Value idx;
   for (TSNode c : NamedChildren(e))
-    if (!ts_node_eq(c, field(e, "value"))) idx = eval(c);
+    if (!ts_node_eq(c, valueNode)) idx = eval(c);
   if (base.fact.kind == Kind::StreamContainer)
     return Value{Fact{Kind::Stream, StreamRef::side(base.path + "[]")}, base.path + "[]", "", false};
   if (isCuda(base)) {
@@ -239,6 +247,11 @@ Value Lowerer::evalCall(TSNode call) {
     canon = mc_.imports.canonical(text(fnNode, mc_.src));
   } else {
     recv = eval(fnNode);
+  }
+  // Project knowledge (config): a configured helper acts as the torch API it stands for.
+  if (std::string api = mc_.knowledge ? mc_.knowledge->resolve(text(fnNode, mc_.src)) : ""; !api.empty()) {
+    canon = std::move(api);
+    method = {};
   }
   if (!ts_node_is_null(argList)) {
     for (TSNode c : NamedChildren(argList)) {

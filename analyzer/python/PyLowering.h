@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "config/ProjectKnowledge.h"
 #include "model/StreamModel.h"
 #include "python/PyApiTable.h"
 #include "python/PyImports.h"
@@ -54,6 +55,7 @@ struct ModuleContext {
   std::unordered_set<std::string> functions;                  // "f", "Class.method"
   std::unordered_map<std::string, Fact> globals;               // module-level names
   std::unordered_map<std::string, std::unordered_map<std::string, Fact>> classAttrs;  // "self.x"
+  const ProjectKnowledge* knowledge = nullptr;                 // config: project helpers
 };
 
 class Lowerer {
@@ -117,6 +119,8 @@ class Lowerer {
   model::Function& fn_;
   std::string className_;
   int scope_ = 0;
+  int depth_ = 0;  // expression nesting (eval recursion)
+  static constexpr int kMaxDepth = 400;
   std::unordered_map<std::string, Fact> env_;
 };
 

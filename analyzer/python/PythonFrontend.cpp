@@ -25,18 +25,24 @@ TSParser* threadParser() {
   return parser.get();
 }
 
-// The first ERROR or MISSING node in document order, for the parse diagnostic.
+// The first ERROR or MISSING node in document order, for the parse diagnostic. Iterative:
+// a child that has an error contains one, so the descent never backtracks (and deep trees
+// cannot exhaust the stack).
 TSNode firstError(TSNode n) {
-  if (ts_node_is_missing(n) || is(n, "ERROR")) return n;
-  uint32_t count = ts_node_child_count(n);
-  for (uint32_t i = 0; i < count; ++i) {
-    TSNode c = ts_node_child(n, i);
-    if (ts_node_has_error(c)) {
-      TSNode e = firstError(c);
-      if (!ts_node_is_null(e)) return e;
+  while (!ts_node_is_null(n)) {
+    if (ts_node_is_missing(n) || is(n, "ERROR")) return n;
+    TSNode next{};
+    for (uint32_t i = 0, count = ts_node_child_count(n); i < count; ++i) {
+      TSNode c = ts_node_child(n, i);
+      if (ts_node_has_error(c)) {
+        next = c;
+        break;
+      }
     }
+    if (ts_node_is_null(next)) return n;  // the error is this node itself
+    n = next;
   }
-  return TSNode{};
+  return n;
 }
 
 TSNode unwrapDecorated(TSNode n) {
@@ -45,8 +51,9 @@ TSNode unwrapDecorated(TSNode n) {
 
 class ModuleLowering {
  public:
-  ModuleLowering(const SourceFile& file, model::Module& m) : file_(file), m_(m) {
+  ModuleLowering(const SourceFile& file, model::Module& m, const ProjectKnowledge& k) : file_(file), m_(m) {
     mc_.src = file.text();
+    mc_.knowledge = &k;
   }
 
   void run(TSNode root) {
@@ -125,7 +132,8 @@ class ModuleLowering {
 
 }  // namespace
 
-model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnostics) {
+model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnostics,
+                          const ProjectKnowledge& knowledge) {
   model::Module m;
   m.path = file.path();
   m.lang = model::Lang::Python;
@@ -153,7 +161,12 @@ model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnost
     d.message += "; analysed the parts that parsed";
     diagnostics.push_back(std::move(d));
   }
-  ModuleLowering(file, m).run(root);
+  // Evidence needs torch (tensors, streams): a module that never names torch or cuda cannot
+  // produce a finding, so it is parsed (for its diagnostics) but not lowered.
+  const std::string& t = file.text();
+  // Configured helpers (stream wrappers, sync/backward functions) are evidence too.
+  if (t.find("torch") != std::string::npos || t.find("cuda") != std::string::npos || !knowledge.empty())
+    ModuleLowering(file, m, knowledge).run(root);
   return m;
 }
 

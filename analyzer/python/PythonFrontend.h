@@ -2,6 +2,7 @@
 #pragma once
 #include <vector>
 
+#include "config/ProjectKnowledge.h"
 #include "core/Finding.h"
 #include "core/SourceFile.h"
 #include "model/StreamModel.h"
@@ -10,6 +11,8 @@ namespace sl::py {
 
 // Lowers every function, method and the module-level code of `file`. Syntax errors yield a
 // "parse-error" diagnostic and the parts that parsed are still lowered. Thread-safe.
-model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnostics);
+// `knowledge` (from the project's config) maps project helpers onto torch APIs.
+model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnostics,
+                          const ProjectKnowledge& knowledge = {});
 
 }  // namespace sl::py
