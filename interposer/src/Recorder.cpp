@@ -102,21 +102,27 @@ void writeChunk(uint32_t tid, const void* a, size_t na, const void* b, size_t nb
   writeAll(v, nb ? 3 : 2);
 }
 
+// Moves one ring's committed records to the file. Caller holds the file lock.
+uint64_t drainOne(ThreadState* ts) {
+  uint64_t head = ts->head.load(std::memory_order_acquire);
+  uint64_t tail = ts->tail.load(std::memory_order_relaxed);
+  if (head > tail) {
+    // One lap of the ring at most, so a chunk stays far below 4 GiB.
+    uint64_t off = tail & (ts->ringBytes - 1);
+    uint64_t n = head - tail;
+    uint64_t first = n < ts->ringBytes - off ? n : ts->ringBytes - off;
+    writeChunk(ts->tid, ts->ring + off, first, ts->ring, n - first);
+    tail = head;
+    ts->tail.store(tail, std::memory_order_release);
+  }
+  return tail;
+}
+
 // Moves every committed record of every ring to the file. Caller holds the file lock.
 void drainLocked() {
   for (ThreadState* ts = g_threads.load(std::memory_order_acquire); ts; ts = ts->next) {
     if (ts->free.load(std::memory_order_acquire)) continue;
-    uint64_t head = ts->head.load(std::memory_order_acquire);
-    uint64_t tail = ts->tail.load(std::memory_order_relaxed);
-    while (head > tail) {
-      // Chunks stay below 4 GiB and inside one lap of the ring.
-      uint64_t off = tail & (ts->ringBytes - 1);
-      uint64_t n = head - tail;
-      uint64_t first = n < ts->ringBytes - off ? n : ts->ringBytes - off;
-      writeChunk(ts->tid, ts->ring + off, first, ts->ring, n - first);
-      tail = head;
-      ts->tail.store(tail, std::memory_order_release);
-    }
+    uint64_t tail = drainOne(ts);
     if (ts->exited.load(std::memory_order_acquire) && ts->head.load(std::memory_order_acquire) == tail) {
       ts->exited.store(false, std::memory_order_relaxed);
       ts->free.store(true, std::memory_order_release);
@@ -346,9 +352,21 @@ void atforkChild() {
 }
 
 pthread_key_t g_exitKey;
+// A thread that ends writes out its own ring and frees it at once: short-lived threads (thread
+// pools, DataLoader pin-memory threads) would otherwise hold rings until the writer's next pass
+// and push new threads past the memory cap.
 void onThreadExit(void* p) {
   auto* ts = static_cast<ThreadState*>(p);
-  if (ts && ts != &g_noRing && ts->generation == g_generation.load()) ts->exited.store(true);
+  if (!ts || ts == &g_noRing || ts->generation != g_generation.load()) return;
+  // A CUDA call from a later TLS destructor claims a fresh ring instead of writing into this one.
+  t_state = nullptr;
+  if (g_state.load() == State::On && g_fd >= 0 && lockFile(true)) {
+    drainOne(ts);
+    ts->free.store(true, std::memory_order_release);
+    unlockFile();
+    return;
+  }
+  ts->exited.store(true);  // the writer recycles it once drained
 }
 
 void atExit() { flushAndClose(); }

@@ -174,6 +174,18 @@ def sigterm(tmp):
         check("cudaStreamSynchronize" in q.stdout and "cudaDeviceSynchronize" in q.stdout, q.stdout)
 
 
+def threads(tmp):
+    prog = os.path.join(A.bindir, "sl_threads_stress")
+    p = run([prog], env={"LD_PRELOAD": A.lib, "SL_OUT_DIR": tmp, "SL_MAX_MB": "16"})
+    total = int(re.search(r"calls=(\d+)", p.stdout).group(1))
+    q = report(tmp)
+    calls = int(re.search(r"(\d+) CUDA calls", q.stderr).group(1))
+    m = re.search(r"(\d+) records dropped \(ring full or memory cap\), (\d+) threads unrecorded", q.stderr)
+    dropped = int(m.group(1)) if m else 0
+    check(calls + dropped == total, f"{calls} recorded + {dropped} dropped != {total} calls\n{q.stderr}")
+    check(calls > 0, "nothing recorded")
+
+
 def python_fork(tmp):
     """A forked Python child that ends with os._exit (as multiprocessing workers do) writes its
     own complete log, with its own lines."""
@@ -291,7 +303,7 @@ def gpu_profiler(tmp):
 
 
 SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, sarif, exit_codes, damaged_logs, fork_child,
-                                     sigterm, python_fork, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, fixture_timing,
+                                     sigterm, python_fork, threads, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, fixture_timing,
                                      fixture_driver_level, fixture_profiler, gpu_timing, gpu_profiler]}
 
 
