@@ -104,6 +104,8 @@ std::string micros(double us) {
 
 }  // namespace
 
+bool isHostBlockingCandidate(const slog::ApiRecord& r) { return blockingClass(slog::apiClass(r.api)); }
+
 std::vector<Finding> measuredHostBlocking(const std::vector<ProcessLog>& logs,
                                           const HostBlockingOptions& options) {
   // Pass 1: native sites need symbolizing; batch them per module.

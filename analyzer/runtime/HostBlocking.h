@@ -14,6 +14,9 @@ struct HostBlockingOptions {
   double minBlockingMicros = 100;  // a site is reported when its total blocked time reaches this
 };
 
+// The API records this analysis reads (for ReadOptions::keep).
+bool isHostBlockingCandidate(const slog::ApiRecord& r);
+
 // Findings sorted by total blocked time, largest first.
 std::vector<Finding> measuredHostBlocking(const std::vector<ProcessLog>& logs,
                                           const HostBlockingOptions& options);

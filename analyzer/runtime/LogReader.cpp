@@ -18,7 +18,8 @@ template <class T>
 bool fits(const char* p, const char* end) { return size_t(end - p) >= sizeof(T); }
 
 // Parses one chunk's records. False when a record is malformed (then the chunk is damaged).
-bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log, std::string& why) {
+bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log, std::string& why,
+                  const ReadOptions& options) {
   while (p < end) {
     if (!fits<slog::RecHeader>(p, end)) { why = "record header cut off"; return false; }
     slog::RecHeader h;
@@ -39,7 +40,8 @@ bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log,
         c.nframes = std::min<uint8_t>(c.rec.nframes, slog::kMaxFrames);
         if (sizeof c.rec + 8u * c.nframes > h.bytes) { why = "API record frames cut off"; return false; }
         std::memcpy(c.frames, body + sizeof c.rec, 8u * c.nframes);
-        log.calls.push_back(c);
+        log.apiRecords++;
+        if (!options.keep || options.keep(c.rec)) log.calls.push_back(c);
         break;
       }
       case slog::RecType::CodeDef: {
@@ -69,7 +71,8 @@ bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log,
         slog::ActivityRecord a;
         if (h.bytes < sizeof a) { why = "short activity record"; return false; }
         std::memcpy(&a, body, sizeof a);
-        log.activities.push_back(a);
+        log.activityRecords++;
+        if (options.keepActivities) log.activities.push_back(a);
         break;
       }
       case slog::RecType::String: {
@@ -110,7 +113,7 @@ bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log,
 
 }  // namespace
 
-bool readLog(const std::string& path, ProcessLog& log, std::string& error) {
+bool readLog(const std::string& path, ProcessLog& log, std::string& error, const ReadOptions& options) {
   log = ProcessLog{};
   log.path = path;
   std::ifstream in(path, std::ios::binary);
@@ -149,7 +152,7 @@ bool readLog(const std::string& path, ProcessLog& log, std::string& error) {
       in.read(buf.data(), ch.bytes);
       if (size_t(in.gcount()) < ch.bytes) why = "chunk cut off";
       else if (slog::fnv1a32(buf.data(), buf.size()) != ch.checksum) why = "checksum mismatch";
-      else if (!parseRecords(buf.data(), buf.data() + buf.size(), ch.tid, log, why)) {}
+      else if (!parseRecords(buf.data(), buf.data() + buf.size(), ch.tid, log, why, options)) {}
     }
     if (!why.empty()) {
       log.problems.push_back("damaged at byte " + std::to_string(offset) + " (" + why +

@@ -36,11 +36,13 @@ struct Module {
 struct ProcessLog {
   std::string path;
   slog::FileHeader header{};
-  std::vector<ApiCall> calls;
+  std::vector<ApiCall> calls;     // those ReadOptions::keep accepted
+  uint64_t apiRecords = 0;        // all API records read, kept or not
   std::unordered_map<uint32_t, CodeDef> codes;
   std::unordered_map<uint32_t, std::string> strings;
   std::vector<Module> modules;  // distinct (path, base)
   std::vector<slog::ActivityRecord> activities;
+  uint64_t activityRecords = 0;   // all GPU activity records read, kept or not
   std::vector<slog::ClockRecord> clocks;
   std::vector<std::string> messages;  // what the recorder printed while running
   std::optional<slog::TrailerRecord> trailer;
@@ -49,9 +51,16 @@ struct ProcessLog {
   const Module* moduleFor(uint64_t addr) const;
 };
 
+struct ReadOptions {
+  // Which API records to keep in memory (a 10-minute run holds ~10 million); null keeps all.
+  bool (*keep)(const slog::ApiRecord&) = nullptr;
+  bool keepActivities = true;  // false: only count them (ProcessLog::activityRecords)
+};
+
 // False (with `error` naming the file and the reason) when the file is unreadable, not a .slog,
 // or of another format version. Partial logs return true with `problems` filled.
-bool readLog(const std::string& path, ProcessLog& out, std::string& error);
+bool readLog(const std::string& path, ProcessLog& out, std::string& error,
+             const ReadOptions& options = {});
 
 // Line of the instruction at byte `offset` in a code object (CPython 3.11+ location table), or
 // 0 when it has none.

@@ -88,7 +88,10 @@ int reportMain(const std::vector<std::string>& args) {
   std::set<std::string> notices;
   for (const auto& f : files) {
     ProcessLog log;
-    if (!readLog(f, log, error)) {
+    ReadOptions ro;
+    ro.keep = isHostBlockingCandidate;  // launches and GPU records are counted, not held
+    ro.keepActivities = false;
+    if (!readLog(f, log, error, ro)) {
       std::cerr << "streamlint report: " << error << "\n";
       opts.inputErrors.push_back(error);
       inputError = true;
@@ -99,8 +102,8 @@ int reportMain(const std::vector<std::string>& args) {
       opts.inputErrors.push_back(f + ": " + p);
     }
     for (const auto& m : log.messages) notices.insert(m);
-    calls += log.calls.size();
-    activities += log.activities.size();
+    calls += log.apiRecords;
+    activities += log.activityRecords;
     if (log.trailer) {
       dropped += log.trailer->dropped;
       droppedThreads += log.trailer->droppedThreads;
