@@ -75,6 +75,7 @@ struct Site {
   std::set<uint64_t> pids;
   std::set<int> ranks;
   std::set<uint32_t> threads;
+  bool pythonProcessNoFrame = false;  // a Python program, but this thread ran no Python code
 };
 
 // The frame the user wrote: the first return address outside CUDA/torch/system modules.
@@ -133,6 +134,7 @@ std::vector<Finding> measuredHostBlocking(const std::vector<ProcessLog>& logs,
         s.line = pythonLine(code->second, c.rec.pyOffset);
         s.function = code->second.name;
       } else {
+        s.pythonProcessNoFrame = log.header.pythonVersion != 0;
         std::string module;
         uint64_t off = 0;
         if (userFrame(log, c, module, off)) {
@@ -176,7 +178,11 @@ std::vector<Finding> measuredHostBlocking(const std::vector<ProcessLog>& logs,
     f.message = "`" + s->api + "` blocked the host for " + micros(total) + " in " +
                 std::to_string(s->calls) + (s->calls == 1 ? " call" : " calls") +
                 (s->calls > 1 ? " (longest " + micros(mx) + ")" : std::string()) + ": " +
-                explain(s->cls);
+                explain(s->cls) +
+                (s->pythonProcessNoFrame
+                     ? " (called on a thread that runs no Python code, such as autograd's backward "
+                       "threads: the native caller is shown)"
+                     : "");
     f.properties = {{"api", s->api},
                     {"calls", s->calls},
                     {"blockedMicros", std::round(total * 10) / 10},
