@@ -3,12 +3,15 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <thread>
 
+#include "config/Config.h"
 #include "driver/FileWalk.h"
 #include "driver/Suppressions.h"
 #include "model/ModelDump.h"
@@ -30,20 +33,38 @@ std::vector<ActiveRule> activeRules(const CheckOptions& opts) {
   return out;
 }
 
-// Runs rules on one module and drops findings an inline marker suppresses.
+// Whether `rule` applies to `path`: the command line's --select replaces the config's select,
+// ignores from both add up, then the config's per-file-ignores.
+bool enabled(const std::string& rule, const std::string& path, const Config& cfg, const CheckOptions& opts) {
+  if (!opts.select.empty() ? !matchesAny(rule, opts.select) : cfg.select && !matchesAny(rule, *cfg.select))
+    return false;
+  return !matchesAny(rule, opts.ignore) && !matchesAny(rule, cfg.ignore) && !cfg.ignoredFor(rule, path);
+}
+
+// Runs rules on one module, drops findings the config disables or an inline marker
+// suppresses, applies severity overrides and reports unused suppressions when asked.
 void judge(const model::Module& m, const SourceFile* file, const std::vector<ActiveRule>& rules,
-           std::vector<Finding>& out) {
+           const Config& cfg, const CheckOptions& opts, std::vector<Finding>& out) {
   model::ModuleSummary summary(m);
   std::vector<Finding> found;
   for (const auto& r : rules) {
     RuleContext ctx(*r.info, m, summary, found);
     r.rule->check(ctx);
   }
+  std::optional<SuppressionLedger> ledger;
+  if (file) ledger.emplace(*file);
   for (auto& f : found) {
-    if (file && f.path == file->path() &&
-        suppressedBy(file->line(f.loc.line), f.loc.line > 1 ? file->line(f.loc.line - 1) : "", f.ruleId))
-      continue;
+    if (!enabled(f.ruleId, f.path, cfg, opts)) continue;
+    if (ledger && f.path == file->path() && ledger->suppress(f)) continue;
+    f.severity = cfg.severityOf(f.ruleId, f.severity);
     out.push_back(std::move(f));
+  }
+  if (ledger && opts.reportUnusedSuppressions) {
+    auto active = [&](const std::string& code) {
+      bool ran = std::any_of(rules.begin(), rules.end(), [&](const ActiveRule& r) { return r.info->id == code; });
+      return ran && enabled(code, file->path(), cfg, opts);
+    };
+    ledger->reportUnused(active, out);
   }
 }
 
@@ -69,7 +90,7 @@ cxx::AnalyzeFn loadCxxPlugin(std::string& error) {
 }
 
 void checkCpp(const CheckOptions& opts, const std::vector<std::string>& files,
-              const std::vector<ActiveRule>& rules, CheckResult& res) {
+              const std::vector<ActiveRule>& rules, ConfigResolver& configs, CheckResult& res) {
   std::string err;
   cxx::AnalyzeFn analyze = loadCxxPlugin(err);
   if (!analyze) {
@@ -85,9 +106,12 @@ void checkCpp(const CheckOptions& opts, const std::vector<std::string>& files,
   for (auto& d : out.diagnostics) res.diagnostics.push_back(std::move(d));
   res.files += out.analyzed;
   for (const auto& m : out.modules) {
+    // Files from a compilation database were not walked: their config is looked up here.
+    auto cfg = configs.forFile(m.path);
+    if (!cfg || cfg->excluded(m.path)) continue;
     std::string e;
     auto file = SourceFile::load(m.path, e);
-    judge(m, file ? &*file : nullptr, rules, res.findings);
+    judge(m, file ? &*file : nullptr, rules, *cfg, opts, res.findings);
     if (opts.dumpModel) res.modelDump += "# " + m.path + "\n" + model::dump(m);
   }
 }
@@ -110,6 +134,31 @@ CheckResult runCheck(const CheckOptions& opts) {
   for (const auto& e : inputs.errors) {
     std::string path = e.substr(0, e.find(": "));
     res.diagnostics.push_back({"input-error", Severity::Error, path, {}, e.substr(path.size() + 2), {}, {}});
+  }
+  // Configs are resolved here, before the workers start (the resolver is not thread-safe);
+  // excluded files are dropped, named ones too, so pre-commit's file lists honour `exclude`.
+  ConfigResolver configs(opts.configFile);
+  std::vector<std::shared_ptr<const Config>> pyConfigs;
+  auto keep = [&](std::vector<std::string>& files, std::vector<std::shared_ptr<const Config>>* cfgs) {
+    std::vector<std::string> kept;
+    for (auto& f : files) {
+      auto cfg = configs.forFile(f);
+      if (!cfg || cfg->excluded(f)) continue;
+      if (cfgs) cfgs->push_back(cfg);
+      kept.push_back(std::move(f));
+    }
+    files = std::move(kept);
+  };
+  keep(inputs.python, &pyConfigs);
+  keep(inputs.cpp, nullptr);
+  if (!opts.configFile.empty()) configs.forFile(opts.configFile);  // a forced config is checked even with no inputs
+  if (!configs.errors().empty()) {
+    res.diagnostics.clear();
+    for (const auto& e : configs.errors()) {
+      std::string path = e.substr(0, e.find(": "));
+      res.diagnostics.push_back({"config-error", Severity::Error, path, {}, e.substr(path.size() + 2), {}, {}});
+    }
+    return res;
   }
   const auto rules = activeRules(opts);
 
@@ -134,8 +183,9 @@ CheckResult runCheck(const CheckOptions& opts) {
         s.diagnostics.push_back({"input-error", Severity::Error, inputs.python[i], {}, err, {}, {}});
       } else {
         s.bytes = file->text().size();
-        model::Module m = py::lowerPython(*file, s.diagnostics);
-        judge(m, &*file, rules, s.findings);
+        const Config& cfg = *pyConfigs[i];
+        model::Module m = py::lowerPython(*file, s.diagnostics, cfg.knowledge);
+        judge(m, &*file, rules, cfg, opts, s.findings);
         if (opts.dumpModel) s.dump = "# " + m.path + "\n" + model::dump(m);
         s.analysed = true;
       }
@@ -157,7 +207,7 @@ CheckResult runCheck(const CheckOptions& opts) {
     res.files += s.analysed;
   }
 
-  if (!inputs.cpp.empty() || !opts.cxx.compileDbDir.empty()) checkCpp(opts, inputs.cpp, rules, res);
+  if (!inputs.cpp.empty() || !opts.cxx.compileDbDir.empty()) checkCpp(opts, inputs.cpp, rules, configs, res);
   sortFindings(res.findings);
   sortFindings(res.diagnostics);
   return res;

@@ -1,5 +1,6 @@
-// `streamlint check` without the command line: find inputs, lower them in parallel, run the
-// selected rules, apply inline suppressions. Shared by the CLI and the rule-example tests.
+// `streamlint check` without the command line: find inputs and their configs, lower them in
+// parallel, run the selected rules, apply configuration and inline suppressions. Shared by the
+// CLI and the rule-example tests.
 #pragma once
 #include <string>
 #include <vector>
@@ -17,17 +18,22 @@ struct CheckOptions {
   unsigned jobs = 0;                // 0 = all cores
   bool dumpModel = false;
   bool progress = false;            // a progress line on stderr
+  std::string configFile;           // --config: this file for every input; "" = found upwards
+  bool reportUnusedSuppressions = false;
 };
 
 struct CheckResult {
   std::vector<Finding> findings;     // rule results, sorted
-  std::vector<Finding> diagnostics;  // parse/input errors, sorted
+  std::vector<Finding> diagnostics;  // parse/input/config errors, sorted
   size_t files = 0;                  // inputs analysed (parsed, maybe with errors)
   size_t bytes = 0;
   std::string modelDump;             // when dumpModel
 };
 
+// Config errors (TOML syntax, unknown keys) stop the check before any analysis: the result
+// then holds only "config-error" diagnostics.
 CheckResult runCheck(const CheckOptions& opts);
+// Selection by the command line only (--select/--ignore).
 bool ruleSelected(const std::string& id, const CheckOptions& opts);
 
 }  // namespace sl

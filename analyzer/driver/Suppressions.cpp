@@ -5,41 +5,119 @@
 namespace sl {
 namespace {
 
-// Does the rule list that follows a marker (": A, B" or "(A,B)") name `rule`? An absent list
-// means every rule.
-bool listNames(std::string_view rest, std::string_view rule) {
-  size_t i = 0;
-  while (i < rest.size() && rest[i] == ' ') ++i;
-  if (i >= rest.size() || (rest[i] != ':' && rest[i] != '(')) return true;
-  char close = rest[i] == '(' ? ')' : '\n';
-  for (++i; i < rest.size() && rest[i] != close;) {
-    while (i < rest.size() && (rest[i] == ' ' || rest[i] == ',')) ++i;
-    size_t b = i;
-    while (i < rest.size() && std::isalnum(static_cast<unsigned char>(rest[i]))) ++i;
-    if (i == b) break;
-    if (rest.substr(b, i - b) == rule) return true;
-  }
-  return false;
+bool isCodeChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
 }
 
-bool marker(std::string_view line, std::string_view tag, std::string_view rule) {
-  for (size_t p = line.find(tag); p != std::string_view::npos; p = line.find(tag, p + 1)) {
-    std::string_view rest = line.substr(p + tag.size());
-    if (tag == "NOLINT" && rest.rfind("NEXTLINE", 0) == 0) continue;
-    if (listNames(rest, rule)) return true;
+// A flake8-style code: letters then digits ("SL301", "E501").
+bool looksLikeCode(std::string_view t) {
+  size_t i = 0;
+  while (i < t.size() && std::isalpha(static_cast<unsigned char>(t[i]))) ++i;
+  if (i == 0 || i == t.size()) return false;
+  for (; i < t.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(t[i]))) return false;
+  return true;
+}
+
+// Parses the rule list that follows a marker (": A, B" for noqa, "(A,B)" for NOLINT). An absent
+// list means every rule. A noqa list ends at the first word that is not a code, so
+// `# noqa: SL301 reason given` lists SL301 only.
+void parseList(std::string_view rest, Marker& m) {
+  size_t i = 0;
+  while (i < rest.size() && rest[i] == ' ') ++i;
+  if (i >= rest.size() || (rest[i] != ':' && rest[i] != '(')) {
+    m.all = true;
+    return;
   }
-  return false;
+  bool paren = rest[i] == '(';
+  for (++i; i < rest.size() && !(paren && rest[i] == ')');) {
+    while (i < rest.size() && (rest[i] == ' ' || rest[i] == ',')) ++i;
+    size_t b = i;
+    while (i < rest.size() && isCodeChar(rest[i])) ++i;
+    if (i == b) break;
+    std::string_view code = rest.substr(b, i - b);
+    if (!paren && !looksLikeCode(code)) break;
+    m.rules.emplace_back(code);
+  }
+}
+
+void collect(std::string_view line, size_t from, std::string_view tag, Marker::Kind kind,
+             std::vector<Marker>& out) {
+  for (size_t p = line.find(tag, from); p != std::string_view::npos; p = line.find(tag, p + 1)) {
+    std::string_view rest = line.substr(p + tag.size());
+    Marker m;
+    m.kind = kind;
+    if (kind == Marker::Kind::Nolint && rest.rfind("NEXTLINE", 0) == 0) {
+      m.kind = Marker::Kind::NolintNextLine;
+      rest.remove_prefix(8);
+    }
+    m.col = uint32_t(from + 1);
+    parseList(rest, m);
+    out.push_back(std::move(m));
+  }
 }
 
 }  // namespace
 
+bool Marker::names(std::string_view rule) const {
+  if (all) return true;
+  for (const auto& r : rules)
+    if (r == rule) return true;
+  return false;
+}
+
+std::vector<Marker> markersIn(std::string_view line) {
+  std::vector<Marker> out;
+  if (size_t hash = line.find('#'); hash != std::string_view::npos)
+    collect(line, hash, "noqa", Marker::Kind::Noqa, out);
+  if (size_t slashes = line.find("//"); slashes != std::string_view::npos)
+    collect(line, slashes, "NOLINT", Marker::Kind::Nolint, out);
+  return out;
+}
+
 bool suppressedBy(std::string_view line, std::string_view previous, std::string_view rule) {
-  size_t hash = line.find('#');
-  if (hash != std::string_view::npos && marker(line.substr(hash), "noqa", rule)) return true;
-  size_t slashes = line.find("//");
-  if (slashes != std::string_view::npos && marker(line.substr(slashes), "NOLINT", rule)) return true;
-  size_t prev = previous.find("//");
-  return prev != std::string_view::npos && marker(previous.substr(prev), "NOLINTNEXTLINE", rule);
+  for (const auto& m : markersIn(line))
+    if (m.kind != Marker::Kind::NolintNextLine && m.names(rule)) return true;
+  for (const auto& m : markersIn(previous))
+    if (m.kind == Marker::Kind::NolintNextLine && m.names(rule)) return true;
+  return false;
+}
+
+bool SuppressionLedger::suppress(const Finding& f) {
+  uint32_t line = f.loc.line;
+  if (!line) return false;
+  bool hit = false;
+  auto scan = [&](uint32_t at, bool nextLine) {
+    auto markers = markersIn(file_.line(at));
+    for (size_t i = 0; i < markers.size(); ++i) {
+      const Marker& m = markers[i];
+      if ((m.kind == Marker::Kind::NolintNextLine) != nextLine || !m.names(f.ruleId)) continue;
+      hit = true;
+      used_.emplace(at, i, f.ruleId);
+    }
+  };
+  scan(line, false);
+  if (line > 1) scan(line - 1, true);
+  return hit;
+}
+
+void SuppressionLedger::reportUnused(const std::function<bool(const std::string&)>& active,
+                                     std::vector<Finding>& out) const {
+  for (uint32_t line = 1; line <= file_.lineCount(); ++line) {
+    std::string_view text = file_.line(line);
+    if (text.find("noqa") == std::string_view::npos && text.find("NOLINT") == std::string_view::npos) continue;
+    auto markers = markersIn(text);
+    for (size_t i = 0; i < markers.size(); ++i) {
+      for (const auto& code : markers[i].rules) {
+        if (code.rfind("SL", 0) != 0 || !active(code) || used_.count({line, i, code})) continue;
+        const char* where = markers[i].kind == Marker::Kind::NolintNextLine ? "the next line" : "this line";
+        out.push_back({"unused-suppression", Severity::Warning, file_.path(), {line, markers[i].col},
+                       "suppression of " + code + " is unused: no " + code + " finding on " + where +
+                           "; remove it so it cannot hide a future finding",
+                       {}, {}});
+      }
+    }
+  }
 }
 
 }  // namespace sl

@@ -1,6 +1,11 @@
 #include "output/Output.h"
 
+#include <algorithm>
+#include <iomanip>
+#include <map>
+
 #include "output/SourceCache.h"
+#include "rules/Rule.h"
 
 namespace sl {
 
@@ -8,6 +13,8 @@ bool parseFormat(const std::string& s, Format& out) {
   if (s == "text") out = Format::Text;
   else if (s == "json") out = Format::Json;
   else if (s == "sarif") out = Format::Sarif;
+  else if (s == "github") out = Format::Github;
+  else if (s == "lintrunner") out = Format::Lintrunner;
   else return false;
   return true;
 }
@@ -35,7 +42,29 @@ void writeFindings(std::ostream& os, const std::vector<Finding>& findings,
     case Format::Text: writeText(os, findings, o); break;
     case Format::Json: writeJson(os, findings, o); break;
     case Format::Sarif: writeSarif(os, findings, o); break;
+    case Format::Github: writeGithub(os, findings, o); break;
+    case Format::Lintrunner: writeLintrunner(os, findings, o); break;
   }
+}
+
+void writeStatistics(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o) {
+  std::map<std::string, size_t> counts;
+  for (const auto& f : findings) ++counts[f.ruleId];
+  std::vector<std::pair<std::string, size_t>> rows(counts.begin(), counts.end());
+  std::stable_sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  auto nameOf = [&](const std::string& id) -> std::string {
+    if (o.rules)
+      for (const auto& r : *o.rules)
+        if (r.id == id) return r.name;
+    return "";
+  };
+  if (o.format == Format::Json) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& [id, n] : rows) arr.push_back({{"code", id}, {"name", nameOf(id)}, {"count", n}});
+    os << arr.dump(2) << "\n";
+    return;
+  }
+  for (const auto& [id, n] : rows) os << std::setw(6) << n << "  " << id << "  " << nameOf(id) << "\n";
 }
 
 }  // namespace sl

@@ -1,4 +1,5 @@
-// Writers for findings: clang-style text, JSON, SARIF 2.1.0. Shared by `check` and `report`.
+// Writers for findings: clang-style text, JSON, SARIF 2.1.0, GitHub workflow annotations and
+// PyTorch lintrunner messages. Shared by `check` and `report`.
 #pragma once
 #include <ostream>
 #include <string>
@@ -8,8 +9,8 @@
 
 namespace sl {
 
-enum class Format { Text, Json, Sarif };
-// Parses "text" | "json" | "sarif"; false on anything else.
+enum class Format { Text, Json, Sarif, Github, Lintrunner };
+// Parses "text" | "json" | "sarif" | "github" | "lintrunner"; false on anything else.
 bool parseFormat(const std::string& s, Format& out);
 
 struct RuleInfo;  // rules/Registry.h
@@ -21,12 +22,20 @@ struct OutputOptions {
   std::string toolCommand;       // SARIF invocation commandLine
   std::vector<std::string> inputErrors;  // reported as SARIF toolExecutionNotifications
   const std::vector<RuleInfo>* rules = nullptr;  // SARIF rule metadata (help from rule.md)
+  std::vector<Finding> diagnostics;      // lintrunner: input errors, reported as messages
 };
 
 // Text: `path:line:col: severity: message [ID]`, the source line, a caret, then notes.
 void writeText(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o);
 void writeJson(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o);
 void writeSarif(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o);
+// GitHub Actions workflow commands: `::error file=...,line=...,col=...,title=...::message`.
+void writeGithub(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o);
+// lintrunner LintMessage JSON, one object per line; `diagnostics` (input errors) are messages
+// too, because lintrunner treats a non-zero exit as a broken linter.
+void writeLintrunner(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o);
 void writeFindings(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o);
+// `--statistics`: one line per rule (count, ID, name), most frequent first; JSON in json format.
+void writeStatistics(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o);
 
 }  // namespace sl

@@ -1,16 +1,15 @@
 // SARIF 2.1.0 for code-scanning services: relative URIs under %SRCROOT%, rule metadata with
-// help from rule.md, and partialFingerprints that survive unrelated line shifts (they hash the
-// rule, the file and the flagged line's trimmed text, plus its occurrence count).
+// help from rule.md, and partialFingerprints that survive unrelated line shifts (Fingerprint.h:
+// the same identity the baseline file uses).
 #include <unistd.h>
 
 #include <climits>
 #include <filesystem>
-#include <functional>
 #include <map>
 #include <set>
 
 #include "output/Output.h"
-#include "output/SourceCache.h"
+#include "output/Fingerprint.h"
 #include "rules/Rule.h"
 
 namespace sl {
@@ -18,12 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-std::string srcRoot() {
-  std::error_code ec;
-  std::string cwd = fs::current_path(ec).string();
-  return ec ? std::string("/") : cwd;
-}
 
 // Path relative to the source root when inside it; absolute file URI otherwise.
 json artifactLocation(const std::string& path, const std::string& root) {
@@ -44,17 +37,6 @@ json location(const std::string& path, Loc loc, const std::string& root) {
   return {{"physicalLocation", phys}};
 }
 
-std::string trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t\r");
-  return b == std::string_view::npos ? std::string() : std::string(s.substr(b, e - b + 1));
-}
-
-std::string hex(size_t h) {
-  char buf[17];
-  snprintf(buf, sizeof buf, "%016zx", h);
-  return buf;
-}
-
 json ruleDescriptor(const RuleInfo& r) {
   return {{"id", r.id},
           {"name", r.name},
@@ -71,14 +53,13 @@ const char* level(Severity s) { return s == Severity::Note ? "note" : severityNa
 }  // namespace
 
 void writeSarif(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o) {
-  const std::string root = srcRoot();
-  SourceCache src;
+  const std::string root = currentDir();
+  Fingerprinter fingerprints(root);
   json rules = json::array();
   std::map<std::string, int> ruleIndex;
   if (o.rules)
     for (const auto& r : *o.rules) ruleIndex[r.id] = int(rules.size()), rules.push_back(ruleDescriptor(r));
 
-  std::map<std::string, int> seen;  // fingerprint base -> occurrences so far
   json results = json::array();
   for (const auto& f : findings) {
     json res = {{"ruleId", f.ruleId},
@@ -95,11 +76,7 @@ void writeSarif(std::ostream& os, const std::vector<Finding>& findings, const Ou
       related.push_back(std::move(l));
     }
     if (!related.empty()) res["relatedLocations"] = std::move(related);
-    std::string base = f.ruleId + "|" + artifactLocation(f.path, root).value("uri", "") + "|" +
-                       trim(src.line(f.path, f.loc.line));
-    int occurrence = seen[base]++;
-    res["partialFingerprints"] = {
-        {"primaryLocationLineHash", hex(std::hash<std::string>{}(base)) + ":" + std::to_string(occurrence + 1)}};
+    res["partialFingerprints"] = {{"primaryLocationLineHash", fingerprints.next(f)}};
     if (!f.properties.empty()) res["properties"] = f.properties;
     results.push_back(std::move(res));
   }

@@ -1,0 +1,120 @@
+#include "cli/CheckOptions.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "rules/Rule.h"
+
+namespace sl::cli {
+
+const char* kCheckHelp = R"(usage: streamlint check [options] [PATH...] [@PATHS_FILE] [-- COMPILER FLAGS...]
+
+Analyses Python files and C/C++/CUDA translation units under each PATH (default: .).
+@PATHS_FILE reads more paths from a file, one per line (lintrunner's @{{PATHSFILE}}).
+Exit status: 0 no findings, 1 findings, 2 usage, input or config errors.
+
+output:
+  --format FORMAT            text (default), json, sarif (SARIF 2.1.0 for code scanning),
+                             github (workflow annotations), lintrunner (LintMessage JSON lines;
+                             exits 0 with findings, as lintrunner expects)
+  -o, --output FILE          write findings to FILE instead of stdout
+  --statistics               print the number of findings per rule instead of the findings
+  --color / --no-color       colour text output (default: when stdout is a terminal)
+  --no-source                do not echo source lines under text diagnostics
+  -q, --quiet                print findings only, no summary or progress
+  --exit-zero                exit 0 even when there are findings
+rules and configuration:
+  --select IDS               only these rules (comma-separated IDs or prefixes: SL3,SL401);
+                             replaces the config's `select`
+  --ignore IDS               skip these rules (added to the config's `ignore`)
+  --config FILE              use FILE for every input instead of the nearest
+                             .streamlint.toml / pyproject.toml [tool.streamlint]
+  --report-unused-suppressions
+                             report `# noqa: SLnnn` / `NOLINT(SLnnn)` that suppress nothing
+gating:
+  --write-baseline FILE      record the current findings in FILE and exit 0
+  --baseline FILE            report only findings that FILE does not record
+  --diff REV                 report only findings on lines changed since git revision REV
+C/C++:
+  -p DIR                     read DIR/compile_commands.json for C/C++ inputs
+  --cuda-path DIR            CUDA toolkit for .cu files (default: autodetect)
+  --libtorch DIR             LibTorch headers root (default: $LIBTORCH, then an installed torch)
+other:
+  -j, --jobs N               parallel workers (default: all cores)
+  --dump-model               print the StreamModel of each input (for debugging frontends)
+)";
+
+namespace {
+
+std::vector<std::string> splitList(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+int usageError(const std::string& msg) {
+  std::fprintf(stderr, "streamlint check: %s\n(see `streamlint check --help`)\n", msg.c_str());
+  return 2;
+}
+
+}  // namespace
+
+int parseCheckArgs(const Args& args, CheckCli& cli) {
+  CheckOptions& opts = cli.check;
+  bool pathsFile = false;  // an empty @file means no inputs, not "."
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](std::string& dst) {
+      if (i + 1 >= args.size()) return false;
+      dst = args[++i];
+      return true;
+    };
+    std::string v;
+    if (a == "-h" || a == "--help") { std::fputs(kCheckHelp, stdout); return 0; }
+    else if (a == "--") { opts.cxx.extraArgs.assign(args.begin() + long(i) + 1, args.end()); break; }
+    else if (a == "--format") { if (!value(v) || !parseFormat(v, cli.out.format)) return usageError("--format takes text, json, sarif, github or lintrunner"); }
+    else if (a == "-o" || a == "--output") { if (!value(cli.outputFile)) return usageError(a + " takes a file"); }
+    else if (a == "--select") { if (!value(v)) return usageError("--select takes rule IDs"); opts.select = splitList(v); }
+    else if (a == "--ignore") { if (!value(v)) return usageError("--ignore takes rule IDs"); opts.ignore = splitList(v); }
+    else if (a == "--config") { if (!value(opts.configFile)) return usageError("--config takes a file"); }
+    else if (a == "--write-baseline") { if (!value(cli.writeBaseline)) return usageError("--write-baseline takes a file"); }
+    else if (a == "--baseline") { if (!value(cli.baseline)) return usageError("--baseline takes a file"); }
+    else if (a == "--diff") { if (!value(cli.diffRev) || cli.diffRev.empty()) return usageError("--diff takes a git revision"); }
+    else if (a == "--statistics") cli.statistics = true;
+    else if (a == "--report-unused-suppressions") opts.reportUnusedSuppressions = true;
+    else if (a == "--exit-zero") cli.exitZero = true;
+    else if (a == "-p") { if (!value(opts.cxx.compileDbDir)) return usageError("-p takes a directory"); }
+    else if (a == "--cuda-path") { if (!value(opts.cxx.cudaPath)) return usageError("--cuda-path takes a directory"); }
+    else if (a == "--libtorch") { if (!value(opts.cxx.libtorchDir)) return usageError("--libtorch takes a directory"); }
+    else if (a == "-j" || a == "--jobs") {
+      if (!value(v) || v.find_first_not_of("0123456789") != std::string::npos || v.empty())
+        return usageError(a + " takes a number");
+      opts.jobs = unsigned(std::stoul(v));
+    }
+    else if (a == "--color") cli.color = 1;
+    else if (a == "--no-color") cli.color = 0;
+    else if (a == "--no-source") cli.out.showSource = false;
+    else if (a == "-q" || a == "--quiet") cli.quiet = true;
+    else if (a == "--dump-model") opts.dumpModel = true;
+    else if (a.size() > 1 && a[0] == '@') {
+      std::ifstream in(a.substr(1));
+      if (!in) return usageError("cannot read paths file '" + a.substr(1) + "'");
+      pathsFile = true;
+      for (std::string line; std::getline(in, line);)
+        if (!line.empty()) opts.paths.push_back(line);
+    }
+    else if (!a.empty() && a[0] == '-' && a != "-") return usageError("unknown option '" + a + "'");
+    else opts.paths.push_back(a);
+  }
+  for (const auto& id : opts.select)
+    if (!findRule(id) && id.rfind("SL", 0) != 0) return usageError("--select: unknown rule '" + id + "'");
+  if (!cli.writeBaseline.empty() && !cli.baseline.empty())
+    return usageError("--write-baseline and --baseline cannot be combined");
+  if (opts.paths.empty() && opts.cxx.compileDbDir.empty() && !pathsFile) opts.paths.push_back(".");
+  return -1;
+}
+
+}  // namespace sl::cli

@@ -1,0 +1,238 @@
+#include "config/Config.h"
+
+#include <filesystem>
+#include <toml++/toml.h>
+
+#include "python/PyApiTable.h"
+#include "rules/Rule.h"
+
+namespace sl {
+namespace fs = std::filesystem;
+namespace {
+
+const char* kKeys[] = {"select", "ignore", "per-file-ignores", "severity", "exclude",
+                       "sync-functions", "backward-functions", "stream-wrappers"};
+
+// Reading one table; the first problem found is kept, with the key it concerns.
+struct Reader {
+  std::string where;  // "pyproject.toml [tool.streamlint]"
+  std::string error;
+
+  bool fail(const std::string& key, const std::string& why) {
+    if (error.empty()) error = where + ": '" + key + "' " + why;
+    return false;
+  }
+
+  bool strings(const toml::node& n, const std::string& key, std::vector<std::string>& out) {
+    const toml::array* a = n.as_array();
+    if (!a) return fail(key, "must be an array of strings");
+    for (const auto& e : *a) {
+      const auto* s = e.as_string();
+      if (!s) return fail(key, "must be an array of strings");
+      out.push_back(s->get());
+    }
+    return true;
+  }
+
+  // Rule IDs or prefixes that name at least one rule: a typo must not silently select nothing.
+  bool codes(const toml::node& n, const std::string& key, std::vector<std::string>& out) {
+    if (!strings(n, key, out)) return false;
+    for (const auto& c : out) {
+      bool known = false;
+      for (const auto& r : ruleCatalogue()) known |= r.id.rfind(c, 0) == 0;
+      if (!known) return fail(key, "names unknown rule '" + c + "'");
+    }
+    return true;
+  }
+
+  bool globs(const std::vector<std::string>& patterns, const std::string& key, std::vector<Glob>& out) {
+    for (const auto& p : patterns) {
+      try {
+        out.emplace_back(p);
+      } catch (const std::regex_error&) {
+        return fail(key, "has a malformed glob '" + p + "'");
+      }
+    }
+    return true;
+  }
+
+  bool read(const toml::table& t, Config& c) {
+    for (auto&& [k, v] : t) {
+      std::string key(k.str());
+      if (key == "select") {
+        c.select.emplace();
+        if (!codes(v, key, *c.select)) return false;
+      } else if (key == "ignore") {
+        if (!codes(v, key, c.ignore)) return false;
+      } else if (key == "exclude") {
+        std::vector<std::string> p;
+        if (!strings(v, key, p) || !globs(p, key, c.exclude)) return false;
+      } else if (key == "per-file-ignores") {
+        const toml::table* pt = v.as_table();
+        if (!pt) return fail(key, "must be a table of glob = [rules]");
+        for (auto&& [glob, rules] : *pt) {
+          std::vector<std::string> ids;
+          std::vector<Glob> g;
+          std::string sub = key + "." + std::string(glob.str());
+          if (!codes(rules, sub, ids) || !globs({std::string(glob.str())}, sub, g)) return false;
+          c.perFileIgnores.emplace_back(std::move(g[0]), std::move(ids));
+        }
+      } else if (key == "severity") {
+        const toml::table* st = v.as_table();
+        if (!st) return fail(key, "must be a table of rule = \"error\"|\"warning\"|\"note\"");
+        for (auto&& [rule, sev] : *st) {
+          std::string sub = key + "." + std::string(rule.str());
+          std::vector<std::string> one;
+          toml::array probe{std::string(rule.str())};
+          if (!codes(probe, sub, one)) return false;
+          const auto* s = sev.as_string();
+          std::string name = s ? s->get() : "";
+          if (name == "error") c.severity[one[0]] = Severity::Error;
+          else if (name == "warning") c.severity[one[0]] = Severity::Warning;
+          else if (name == "note") c.severity[one[0]] = Severity::Note;
+          else return fail(sub, "must be \"error\", \"warning\" or \"note\"");
+        }
+      } else if (key == "sync-functions") {
+        if (!strings(v, key, c.knowledge.syncFunctions)) return false;
+      } else if (key == "backward-functions") {
+        if (!strings(v, key, c.knowledge.backwardFunctions)) return false;
+      } else if (key == "stream-wrappers") {
+        const toml::table* wt = v.as_table();
+        if (!wt) return fail(key, "must be a table of \"wrapper\" = \"torch.cuda.API\"");
+        for (auto&& [from, to] : *wt) {
+          std::string sub = key + ".\"" + std::string(from.str()) + "\"";
+          const auto* s = to.as_string();
+          if (!s || s->get().rfind("torch.", 0) != 0 || py::lookupFunction(s->get()) == py::Api::None)
+            return fail(sub, "must name a torch stream API such as \"torch.cuda.current_stream\"");
+          c.knowledge.streamWrappers.emplace_back(std::string(from.str()), s->get());
+        }
+      } else {
+        std::string known;
+        for (const char* n : kKeys) known += std::string(known.empty() ? "" : ", ") + n;
+        return fail(key, "is not a streamlint setting (known: " + known + ")");
+      }
+    }
+    return true;
+  }
+};
+
+std::string absoluteDir(const std::string& file) {
+  std::error_code ec;
+  return fs::weakly_canonical(fs::absolute(file, ec), ec).parent_path().string();
+}
+
+}  // namespace
+
+bool matchesAny(const std::string& id, const std::vector<std::string>& codes) {
+  for (const auto& c : codes)
+    if (id.rfind(c, 0) == 0) return true;
+  return false;
+}
+
+std::string Config::relative(const std::string& path) const {
+  std::error_code ec;
+  fs::path abs = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  return abs.lexically_relative(dir.empty() ? fs::current_path(ec) : fs::path(dir)).generic_string();
+}
+
+bool Config::excluded(const std::string& path) const {
+  if (exclude.empty()) return false;
+  std::string rel = relative(path);
+  for (const auto& g : exclude)
+    if (g.matches(rel)) return true;
+  return false;
+}
+
+bool Config::ignoredFor(const std::string& rule, const std::string& path) const {
+  if (perFileIgnores.empty()) return false;
+  std::string rel = relative(path);
+  for (const auto& [g, rules] : perFileIgnores)
+    if (matchesAny(rule, rules) && g.matches(rel)) return true;
+  return false;
+}
+
+Severity Config::severityOf(const std::string& rule, Severity fallback) const {
+  size_t best = 0;
+  for (const auto& [code, sev] : severity)
+    if (rule.rfind(code, 0) == 0 && code.size() > best) best = code.size(), fallback = sev;
+  return fallback;
+}
+
+std::optional<Config> loadConfig(const std::string& file, std::string& error) {
+  toml::table doc;
+  try {
+    doc = toml::parse_file(file);
+  } catch (const toml::parse_error& e) {
+    error = file + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
+            ": invalid TOML: " + std::string(e.description());
+    return std::nullopt;
+  }
+  Config c;
+  c.file = file;
+  // pyproject.toml holds other tools' settings: only its [tool.streamlint] is ours. Other files
+  // hold ours at the top level, or (a pyproject.toml copy given to --config) in that table.
+  bool pyproject = fs::path(file).filename() == "pyproject.toml";
+  const toml::table* t = &doc;
+  Reader r{file, {}};
+  if (pyproject || (doc.size() == 1 && doc["tool"]["streamlint"])) {
+    t = doc["tool"]["streamlint"].as_table();
+    r.where = file + " [tool.streamlint]";
+    if (!t) {
+      if (doc["tool"]["streamlint"]) {
+        error = r.where + ": must be a table";
+        return std::nullopt;
+      }
+      return c;  // no section: dir stays empty, the search goes on upwards
+    }
+  }
+  c.dir = absoluteDir(file);
+  if (!r.read(*t, c)) {
+    error = r.error;
+    return std::nullopt;
+  }
+  return c;
+}
+
+ConfigResolver::ConfigResolver(std::string forced)
+    : forced_(std::move(forced)), defaults_(std::make_shared<Config>()) {}
+
+std::shared_ptr<const Config> ConfigResolver::load(const std::string& file) {
+  auto it = byFile_.find(file);
+  if (it != byFile_.end()) return it->second;
+  std::string err;
+  auto c = loadConfig(file, err);
+  if (!c) errors_.push_back(err);
+  return byFile_[file] = c ? std::make_shared<const Config>(std::move(*c)) : nullptr;
+}
+
+std::shared_ptr<const Config> ConfigResolver::forDir(const std::string& dir) {
+  if (auto it = byDir_.find(dir); it != byDir_.end()) return it->second;
+  std::shared_ptr<const Config> found;
+  bool resolved = false;  // this directory decides (with a config, or with an invalid one)
+  std::error_code ec;
+  // .streamlint.toml before pyproject.toml; a pyproject.toml without [tool.streamlint] is
+  // someone else's and the search goes on upwards.
+  const std::string own = dir + "/.streamlint.toml", pyproject = dir + "/pyproject.toml";
+  if (fs::exists(own, ec)) {
+    found = load(own);
+    resolved = true;
+  } else if (fs::exists(pyproject, ec)) {
+    found = load(pyproject);
+    resolved = !found || !found->dir.empty();
+    if (!resolved) found = nullptr;
+  }
+  if (!resolved) {
+    fs::path parent = fs::path(dir).parent_path();
+    found = parent.empty() || parent == fs::path(dir) ? defaults_ : forDir(parent.string());
+  }
+  return byDir_[dir] = found;
+}
+
+std::shared_ptr<const Config> ConfigResolver::forFile(const std::string& path) {
+  if (!forced_.empty()) return load(forced_);
+  std::error_code ec;
+  fs::path abs = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  return forDir(abs.parent_path().string());
+}
+
+}  // namespace sl

@@ -1,0 +1,117 @@
+#include "driver/GitDiff.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+extern char** environ;
+
+namespace sl {
+namespace fs = std::filesystem;
+namespace {
+
+// Runs `argv` without a shell (REV is user input), returning its stdout; stderr goes to `err`.
+bool run(const std::vector<std::string>& argv, std::string& out, std::string& err) {
+  int outPipe[2], errPipe[2];
+  if (::pipe(outPipe) != 0) return err = std::strerror(errno), false;
+  if (::pipe(errPipe) != 0) return err = std::strerror(errno), false;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, outPipe[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, errPipe[1], 2);
+  posix_spawn_file_actions_addclose(&fa, outPipe[0]);
+  posix_spawn_file_actions_addclose(&fa, errPipe[0]);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(outPipe[1]);
+  ::close(errPipe[1]);
+  auto drain = [](int fd, std::string& dst) {
+    char buf[65536];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) dst.append(buf, size_t(n));
+    ::close(fd);
+  };
+  if (rc != 0) {
+    ::close(outPipe[0]);
+    ::close(errPipe[0]);
+    err = argv[0] + ": " + std::strerror(rc);
+    return false;
+  }
+  drain(outPipe[0], out);  // git's stderr is a few lines: reading it second cannot block git
+  drain(errPipe[0], err);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+std::string canonical(const std::string& p) {
+  std::error_code ec;
+  return fs::weakly_canonical(fs::absolute(p, ec), ec).string();
+}
+
+}  // namespace
+
+void ChangedLines::parseDiff(const std::string& diff, const std::string& top) {
+  std::istringstream in(diff);
+  std::string line, file;
+  while (std::getline(in, line)) {
+    if (line.rfind("+++ ", 0) == 0) {
+      file = line.rfind("+++ b/", 0) == 0 ? canonical(top + "/" + line.substr(6)) : "";  // /dev/null: deleted
+    } else if (line.rfind("@@ ", 0) == 0 && !file.empty()) {
+      // "@@ -a[,b] +c[,d] @@": d new lines from line c; d = 0 is a pure deletion.
+      size_t plus = line.find(" +");
+      if (plus == std::string::npos) continue;
+      unsigned long start = std::strtoul(line.c_str() + plus + 2, nullptr, 10), count = 1;
+      size_t comma = line.find_first_of(", ", plus + 2);
+      if (comma != std::string::npos && line[comma] == ',') count = std::strtoul(line.c_str() + comma + 1, nullptr, 10);
+      if (count) ranges_[file].emplace_back(uint32_t(start), uint32_t(start + count - 1));
+    }
+  }
+}
+
+bool ChangedLines::load(const std::string& rev, std::string& error) {
+  std::string top, err;
+  if (!run({"git", "rev-parse", "--show-toplevel"}, top, err)) {
+    error = "--diff needs a git repository: " + err;
+    return false;
+  }
+  while (!top.empty() && (top.back() == '\n' || top.back() == '\r')) top.pop_back();
+  std::string diff;
+  // Explicit prefixes and no external diff tools: the output must be the plain format parsed here
+  // whatever the user's git config says.
+  if (!run({"git", "-C", top, "diff", "-U0", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/",
+            rev, "--"},
+           diff, err)) {
+    error = "git diff " + rev + " failed: " + err;
+    return false;
+  }
+  parseDiff(diff, top);
+  std::string untracked;
+  if (run({"git", "-C", top, "ls-files", "--others", "--exclude-standard", "-z"}, untracked, err)) {
+    for (size_t b = 0, e; b < untracked.size(); b = e + 1) {
+      e = untracked.find('\0', b);
+      if (e == std::string::npos) e = untracked.size();
+      if (e > b) whole_.insert(canonical(top + "/" + untracked.substr(b, e - b)));
+    }
+  }
+  return true;
+}
+
+bool ChangedLines::contains(const std::string& path, uint32_t line) const {
+  std::string abs = canonical(path);
+  if (whole_.count(abs)) return true;
+  auto it = ranges_.find(abs);
+  if (it == ranges_.end()) return false;
+  for (const auto& [first, last] : it->second)
+    if (line >= first && line <= last) return true;
+  return false;
+}
+
+}  // namespace sl

@@ -1,0 +1,26 @@
+// `--diff REV`: the lines changed since REV, so a pull request is judged on what it touches.
+#pragma once
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sl {
+
+class ChangedLines {
+ public:
+  // Asks git (in the current directory's repository) for `git diff -U0 REV` plus untracked,
+  // not ignored files (every line of those is new). False with `error` set when git fails.
+  bool load(const std::string& rev, std::string& error);
+  // Parses unified diff text whose paths are relative to `top` (exposed for tests).
+  void parseDiff(const std::string& diff, const std::string& top);
+  void addWholeFile(const std::string& absPath) { whole_.insert(absPath); }
+  bool contains(const std::string& path, uint32_t line) const;
+
+ private:
+  std::map<std::string, std::vector<std::pair<uint32_t, uint32_t>>> ranges_;  // abs path -> [first, last]
+  std::set<std::string> whole_;
+};
+
+}  // namespace sl

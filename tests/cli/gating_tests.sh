@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# End-to-end checks of what a pull-request gate uses: CI output formats, statistics, unused
+# suppressions, config files, baselines and diff mode.
+# usage: gating_tests.sh path/to/streamlint   (run from the repository root)
+set -u
+SL=$(realpath "$1")
+ROOT=$PWD
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+
+check() {  # check NAME EXPECTED_RC COMMAND... ; output in $tmp/out, stderr in $tmp/err
+  local name=$1 want=$2
+  shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" = "$want" ]; then passed=$((passed + 1)); else
+    failed=$((failed + 1)); echo "FAIL $name: exit $rc, wanted $want"; head -5 "$tmp/out" "$tmp/err"; fi
+}
+expect_in() {  # expect_in NAME FILE TEXT
+  if grep -qF -- "$3" "$2"; then passed=$((passed + 1)); else
+    failed=$((failed + 1)); echo "FAIL $1: '$3' not in $2:"; head -5 "$2"; fi
+}
+expect_not_in() {  # expect_not_in NAME FILE TEXT
+  if grep -qF -- "$3" "$2"; then failed=$((failed + 1)); echo "FAIL $1: '$3' in $2"; else passed=$((passed + 1)); fi
+}
+lines() {  # lines NAME FILE N : FILE has exactly N lines
+  local n; n=$(wc -l <"$2")
+  if [ "$n" = "$3" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL $1: $n lines, wanted $3"; cat "$2"; fi
+}
+seed=$ROOT/examples/python/seed
+
+# --format github: one workflow command per finding, severity mapped, newlines escaped.
+check github 1 "$SL" check --format github "$seed"
+lines github-count "$tmp/out" 5
+expect_in github-error "$tmp/out" "::error file=examples/python/seed/overlapped_forward_backward.py,line=26,col=13,title=SL401 backward-in-side-stream::backward runs"
+expect_in github-warning "$tmp/out" "::warning file="
+expect_in github-escaped "$tmp/out" "[SL401]%0A"
+(cd "$tmp" && "$SL" check --format github "$seed" >"$tmp/rel" 2>/dev/null)
+expect_in github-outside-cwd "$tmp/rel" "::error file=$seed/overlapped_forward_backward.py,"
+
+# --format lintrunner: LintMessage JSON lines; exit 0 (lintrunner reads non-zero as a crash).
+check lintrunner 0 "$SL" check --format lintrunner "$seed"
+/usr/bin/python3 - "$tmp/out" "$seed" <<'PY' && passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL lintrunner fields"; }
+import json, sys
+msgs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(msgs) == 5, msgs
+m = [x for x in msgs if x["name"] == "SL401"][0]
+assert m == {"path": sys.argv[2] + "/overlapped_forward_backward.py", "line": 26, "char": 13,
+             "code": "STREAMLINT", "severity": "error", "name": "SL401",
+             "description": m["description"], "original": None, "replacement": None}, m
+assert m["description"].startswith("backward runs inside"), m
+assert {x["severity"] for x in msgs} == {"error", "warning"}
+PY
+printf 'def f(:\n' >"$tmp/broken.py"
+printf '%s\n' "$tmp/broken.py" >"$tmp/paths"
+check lintrunner-error 0 "$SL" check --format lintrunner "@$tmp/paths"
+expect_in lintrunner-error-msg "$tmp/out" '"name":"parse-error"'
+: >"$tmp/nopaths"
+check lintrunner-no-paths 0 "$SL" check --format lintrunner "@$tmp/nopaths"
+lines lintrunner-no-paths-empty "$tmp/out" 0
+
+# --statistics: counts per rule, most frequent first; exit status unchanged.
+check statistics 1 "$SL" check --statistics "$seed"
+lines statistics-rows "$tmp/out" 3
+expect_in statistics-row "$tmp/out" "     1  SL401  backward-in-side-stream"
+check statistics-json 1 "$SL" check --statistics --format json "$seed"
+expect_in statistics-json-row "$tmp/out" '"code": "SL303"'
+
+# --report-unused-suppressions: only listed SL codes of rules that ran; other tools' codes
+# and bare markers may serve other linters and are left alone.
+cat >"$tmp/unused.py" <<'PY'
+import torch
+x = torch.zeros(1, device="cuda")
+for i in range(3):
+    x.item()  # noqa: SL302
+    y = 1  # noqa: SL302
+    z = 2  # noqa: E501
+    w = 3  # noqa
+PY
+check unused-off 0 "$SL" check "$tmp/unused.py"
+check unused 1 "$SL" check --format json --report-unused-suppressions "$tmp/unused.py"
+/usr/bin/python3 - "$tmp/out" <<'PY' && passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL unused findings"; }
+import json, sys
+got = [(f["rule"], f["line"], f["column"]) for f in json.load(open(sys.argv[1]))["findings"]]
+assert got == [("unused-suppression", 5, 12)], got
+PY
+check unused-deselected 0 "$SL" check --report-unused-suppressions --ignore SL302 "$tmp/unused.py"
+
+# Config: found upwards, pyproject.toml [tool.streamlint] or .streamlint.toml.
+proj=$tmp/proj
+mkdir -p "$proj/pkg/sub" "$proj/tests" "$proj/third_party"
+cp "$seed/overlapped_forward_backward.py" "$proj/pkg/sub/ofb.py"
+cp "$seed/stream_timing_experiment.py" "$proj/pkg/timing.py"
+cp "$seed/stream_timing_experiment.py" "$proj/tests/timing.py"
+cp "$seed/stream_timing_experiment.py" "$proj/third_party/timing.py"
+check config-none 1 "$SL" check --format json "$proj"
+cat >"$proj/pyproject.toml" <<'TOML'
+[project]
+name = "demo"
+
+[tool.streamlint]
+ignore = ["SL5"]
+exclude = ["third_party"]
+per-file-ignores = { "tests/*" = ["SL303"] }
+severity = { SL303 = "note" }
+TOML
+check config-pyproject 1 "$SL" check --format json "$proj"
+/usr/bin/python3 - "$tmp/out" "$proj" <<'PY' && passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL config effects"; }
+import json, sys
+got = sorted((f["path"][len(sys.argv[2]) + 1:], f["rule"], f["severity"]) for f in json.load(open(sys.argv[1]))["findings"])
+want = [("pkg/sub/ofb.py", "SL401", "error"), ("pkg/timing.py", "SL303", "note"), ("pkg/timing.py", "SL303", "note")]
+assert got == want, got
+PY
+# The nearest config wins: .streamlint.toml in pkg/sub selects only SL3 there.
+printf 'select = ["SL3"]\n' >"$proj/pkg/sub/.streamlint.toml"
+check config-nearest 1 "$SL" check --format json "$proj/pkg"
+expect_not_in config-nearest-sl401 "$tmp/out" '"rule": "SL401"'
+expect_in config-nearest-parent "$tmp/out" '"rule": "SL303"'
+# The command line's --select replaces the config's.
+check config-cli-select 1 "$SL" check --format json --select SL401 "$proj/pkg"
+expect_in config-cli-select-sl401 "$tmp/out" '"rule": "SL401"'
+rm "$proj/pkg/sub/.streamlint.toml"
+# --config forces one file for every input.
+printf 'select = ["SL401"]\n' >"$tmp/only401.toml"
+check config-forced 1 "$SL" check --format json --config "$tmp/only401.toml" "$proj"
+expect_in config-forced-401 "$tmp/out" '"rule": "SL401"'
+expect_not_in config-forced-303 "$tmp/out" '"rule": "SL303"'
+# exclude applies to files named on the command line too (pre-commit passes file lists).
+check config-exclude-named 0 "$SL" check "$proj/third_party/timing.py"
+# Unknown keys, bad values and bad TOML are errors naming the file and the key: exit 2.
+printf '[tool.streamlint]\nselct = ["SL3"]\n' >"$proj/pyproject.toml"
+check config-unknown-key 2 "$SL" check "$proj"
+expect_in config-unknown-key-msg "$tmp/err" "$proj/pyproject.toml [tool.streamlint]: error: 'selct' is not a streamlint setting"
+printf 'ignore = ["SL999"]\n' >"$tmp/bad.toml"
+check config-unknown-rule 2 "$SL" check --config "$tmp/bad.toml" "$proj"
+expect_in config-unknown-rule-msg "$tmp/err" "'ignore' names unknown rule 'SL999'"
+printf 'severity = { SL303 = "fatal" }\n' >"$tmp/bad.toml"
+check config-bad-severity 2 "$SL" check --config "$tmp/bad.toml" "$proj"
+expect_in config-bad-severity-msg "$tmp/err" "'severity.SL303' must be"
+printf 'select = [SL3\n' >"$tmp/bad.toml"
+check config-bad-toml 2 "$SL" check --config "$tmp/bad.toml" "$proj"
+expect_in config-bad-toml-msg "$tmp/err" "bad.toml:1:"
+printf '[stream-wrappers]\n"acc.stream" = "torch.cuda.nonsense"\n' >"$tmp/bad.toml"
+check config-bad-wrapper 2 "$SL" check --config "$tmp/bad.toml" "$proj"
+expect_in config-bad-wrapper-msg "$tmp/err" "'stream-wrappers.\"acc.stream\"' must name a torch stream API"
+check config-missing 2 "$SL" check --config "$tmp/nope.toml" "$proj"
+rm "$proj/pyproject.toml"
+
+# Project knowledge: DeepSpeed-style stream wrappers and a DualPipe-style backward helper.
+cat >"$tmp/ds.py" <<'PY'
+import torch
+from deepspeed.accelerator import get_accelerator
+
+def step(model, x):
+    side = get_accelerator().Stream()
+    y = model(x)
+    with get_accelerator().stream(side):
+        run_backward(y)
+PY
+printf '[tool.streamlint]\nbackward-functions = ["run_backward"]\n[tool.streamlint.stream-wrappers]\n"get_accelerator().stream" = "torch.cuda.stream"\n"get_accelerator().Stream" = "torch.cuda.Stream"\n' >"$tmp/ds.toml"
+check knowledge-off 0 "$SL" check "$tmp/ds.py"
+check knowledge-on 1 "$SL" check --format json --config "$tmp/ds.toml" "$tmp/ds.py"
+expect_in knowledge-sl401 "$tmp/out" '"rule": "SL401"'
+expect_in knowledge-line "$tmp/out" '"line": 8'
+
+# SARIF keeps its code-scanning fields; its fingerprints are the baseline's (same function).
+check sarif 1 "$SL" check --format sarif -o "$tmp/r.sarif" "$seed"
+check sarif-valid 0 /usr/bin/python3 "$ROOT/tests/cli/sarif_validate.py" "$tmp/r.sarif"
+
+# Baseline: accepted findings stay quiet through unrelated edits; a new one fails the gate.
+# (--select SL303 keeps these tests about gating, not about which rules fire.)
+repo=$tmp/repo
+mkdir -p "$repo"
+cp "$seed/stream_timing_experiment.py" "$repo/timing.py"
+cp "$seed/overlapped_forward_backward.py" "$repo/ofb.py"
+check baseline-write 0 "$SL" check --select SL303 --write-baseline "$repo/streamlint-baseline.json" "$repo"
+expect_in baseline-write-msg "$tmp/err" "wrote 2 findings"
+check baseline-clean 0 "$SL" check --select SL303 --baseline "$repo/streamlint-baseline.json" "$repo"
+expect_in baseline-clean-msg "$tmp/err" "2 findings accepted by the baseline, 0 new"
+# Unrelated lines above the findings shift them all down: still accepted.
+{ printf '"""Timing experiment."""\nimport os\n\n'; cat "$seed/stream_timing_experiment.py"; } >"$repo/timing.py"
+check baseline-shifted 0 "$SL" check --select SL303 --baseline "$repo/streamlint-baseline.json" "$repo"
+# A new bug is reported alone, and the run from another directory agrees (paths are
+# relative to the baseline file).
+printf '\ndef extra(x):\n    s = torch.cuda.Stream()\n    with torch.cuda.stream(s):\n        y = torch.empty(4, device="cuda")\n    return y\n' >>"$repo/timing.py"
+(cd / && "$SL" check --select SL303 --format json --baseline "$repo/streamlint-baseline.json" "$repo" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc")
+expect_in baseline-new-rc "$tmp/rc" "1"
+/usr/bin/python3 - "$tmp/out" <<'PY' && passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL baseline new finding"; cat "$tmp/out"; }
+import json, sys
+got = [(f["path"].split("/")[-1], f["line"], f["rule"]) for f in json.load(open(sys.argv[1]))["findings"]]
+assert got == [("timing.py", 37, "SL303")], got
+PY
+check baseline-missing 2 "$SL" check --select SL303 --baseline "$tmp/nope.json" "$repo"
+check baseline-both 2 "$SL" check --select SL303 --baseline a --write-baseline b "$repo"
+
+# Diff mode: only findings on lines changed since REV (committed, staged, unstaged, untracked).
+git -C "$repo" init -q && git -C "$repo" add timing.py ofb.py &&
+  git -C "$repo" -c user.name=t -c user.email=t@t commit -qm base
+cd "$repo"
+check diff-clean 0 "$SL" check --select SL303 --diff HEAD .
+printf '\ndef more(x):\n    s = torch.cuda.Stream()\n    with torch.cuda.stream(s):\n        z = torch.zeros(4, device="cuda")\n    return z\n' >>ofb.py
+check diff-changed 1 "$SL" check --select SL303 --format json --diff HEAD .
+/usr/bin/python3 - "$tmp/out" <<'PY' && passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL diff findings"; cat "$tmp/out"; }
+import json, sys
+got = [(f["path"].split("/")[-1], f["line"], f["rule"]) for f in json.load(open(sys.argv[1]))["findings"]]
+assert got == [("ofb.py", 55, "SL303")], got
+PY
+cp timing.py untracked.py
+check diff-untracked 1 "$SL" check --select SL303 --format json --diff HEAD .
+expect_in diff-untracked-file "$tmp/out" "untracked.py"
+rm untracked.py
+check diff-bad-rev 2 "$SL" check --select SL303 --diff no-such-rev .
+expect_in diff-bad-rev-msg "$tmp/err" "git diff no-such-rev failed"
+cd "$ROOT"
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,116 @@
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "config/Config.h"
+
+namespace fs = std::filesystem;
+using sl::Glob;
+
+TEST(Glob, ComponentsAndDirectories) {
+  EXPECT_TRUE(Glob("third_party").matches("third_party/x/y.py"));
+  EXPECT_TRUE(Glob("third_party").matches("src/third_party/y.py"));  // no '/': any component
+  EXPECT_FALSE(Glob("third_party").matches("third_party_x/y.py"));
+  EXPECT_TRUE(Glob("*_pb2.py").matches("pkg/a_pb2.py"));
+  EXPECT_TRUE(Glob("tests/*").matches("tests/a.py"));
+  EXPECT_TRUE(Glob("tests/*").matches("tests/sub/a.py"));  // tests/sub is matched, so its contents
+  EXPECT_FALSE(Glob("tests/*.py").matches("tests/sub/a.py"));  // '*' stays in one component
+  EXPECT_TRUE(Glob("tests/**/*.py").matches("tests/sub/deep/a.py"));
+  EXPECT_TRUE(Glob("tests/**/*.py").matches("tests/a.py"));
+  EXPECT_FALSE(Glob("pkg/*.py").matches("other/pkg/a.py"));  // a '/' anchors at the config dir
+  EXPECT_TRUE(Glob("./pkg/").matches("pkg/a.py"));
+  EXPECT_TRUE(Glob("a?.py").matches("ab.py"));
+  EXPECT_TRUE(Glob("[ab].py").matches("b.py"));
+  EXPECT_FALSE(Glob("[!ab].py").matches("b.py"));
+  EXPECT_TRUE(Glob("a+b.py").matches("a+b.py"));  // regex characters are literal
+}
+
+TEST(ProjectKnowledge, ResolvesConfiguredCallees) {
+  sl::ProjectKnowledge k;
+  EXPECT_EQ(k.resolve("run_backward"), "");
+  k.backwardFunctions = {"run_backward"};
+  k.syncFunctions = {"dist_sync"};
+  k.streamWrappers = {{"get_accelerator().stream", "torch.cuda.stream"}};
+  EXPECT_EQ(k.resolve("run_backward"), "torch.autograd.backward");
+  EXPECT_EQ(k.resolve("self.run_backward"), "torch.autograd.backward");
+  EXPECT_EQ(k.resolve("utils.dist_sync"), "torch.cuda.synchronize");
+  EXPECT_EQ(k.resolve("my_run_backward"), "");  // only whole dotted parts
+  EXPECT_EQ(k.resolve("get_accelerator( ).stream"), "torch.cuda.stream");
+  EXPECT_EQ(k.resolve("get_accelerator().streams"), "");
+}
+
+namespace {
+
+struct TempDir {
+  fs::path dir = fs::temp_directory_path() / ("sl_config_test_" + std::to_string(::getpid()));
+  TempDir() { fs::create_directories(dir); }
+  ~TempDir() { fs::remove_all(dir); }
+  std::string write(const std::string& rel, const std::string& text) {
+    fs::create_directories((dir / rel).parent_path());
+    std::ofstream(dir / rel) << text;
+    return (dir / rel).string();
+  }
+};
+
+}  // namespace
+
+TEST(Config, LoadsEveryKey) {
+  TempDir t;
+  std::string f = t.write("pyproject.toml", R"([tool.black]
+line-length = 100
+[tool.streamlint]
+select = ["SL1", "SL3"]
+ignore = ["SL302"]
+exclude = ["gen"]
+sync-functions = ["barrier"]
+backward-functions = ["run_backward"]
+[tool.streamlint.per-file-ignores]
+"tests/*" = ["SL301"]
+[tool.streamlint.severity]
+SL3 = "note"
+SL301 = "error"
+[tool.streamlint.stream-wrappers]
+"acc().current_stream" = "torch.cuda.current_stream"
+)");
+  std::string err;
+  auto c = sl::loadConfig(f, err);
+  ASSERT_TRUE(c) << err;
+  EXPECT_EQ(*c->select, (std::vector<std::string>{"SL1", "SL3"}));
+  EXPECT_EQ(c->ignore, std::vector<std::string>{"SL302"});
+  EXPECT_TRUE(c->excluded((t.dir / "gen/a.py").string()));
+  EXPECT_FALSE(c->excluded((t.dir / "src/a.py").string()));
+  EXPECT_TRUE(c->ignoredFor("SL301", (t.dir / "tests/a.py").string()));
+  EXPECT_FALSE(c->ignoredFor("SL301", (t.dir / "src/a.py").string()));
+  EXPECT_EQ(c->severityOf("SL303", sl::Severity::Warning), sl::Severity::Note);
+  EXPECT_EQ(c->severityOf("SL301", sl::Severity::Warning), sl::Severity::Error);  // longest wins
+  EXPECT_EQ(c->severityOf("SL401", sl::Severity::Error), sl::Severity::Error);
+  EXPECT_EQ(c->knowledge.resolve("acc().current_stream"), "torch.cuda.current_stream");
+  EXPECT_EQ(c->knowledge.resolve("dist.barrier"), "torch.cuda.synchronize");
+}
+
+TEST(Config, ErrorsNameFileAndKey) {
+  TempDir t;
+  std::string err;
+  EXPECT_FALSE(sl::loadConfig(t.write("a.toml", "selct = [\"SL3\"]\n"), err));
+  EXPECT_NE(err.find("a.toml: 'selct' is not a streamlint setting"), std::string::npos) << err;
+  EXPECT_FALSE(sl::loadConfig(t.write("b.toml", "select = \"SL3\"\n"), err));
+  EXPECT_NE(err.find("'select' must be an array of strings"), std::string::npos) << err;
+  EXPECT_FALSE(sl::loadConfig(t.write("c.toml", "exclude = [\"[a\"]\nselect = [\n"), err));
+  EXPECT_NE(err.find("c.toml:"), std::string::npos) << err;
+}
+
+TEST(ConfigResolver, NearestWinsAndForeignPyprojectIsSkipped) {
+  TempDir t;
+  t.write("pyproject.toml", "[tool.streamlint]\nignore = [\"SL1\"]\n");
+  t.write("a/pyproject.toml", "[tool.black]\nline-length = 1\n");  // not ours: keep looking
+  t.write("a/b/.streamlint.toml", "ignore = [\"SL2\"]\n");
+  sl::ConfigResolver r;
+  EXPECT_EQ(r.forFile((t.dir / "x.py").string())->ignore, std::vector<std::string>{"SL1"});
+  EXPECT_EQ(r.forFile((t.dir / "a/x.py").string())->ignore, std::vector<std::string>{"SL1"});
+  EXPECT_EQ(r.forFile((t.dir / "a/b/c/x.py").string())->ignore, std::vector<std::string>{"SL2"});
+  EXPECT_TRUE(r.errors().empty());
+  sl::ConfigResolver forced((t.dir / "a/b/.streamlint.toml").string());
+  EXPECT_EQ(forced.forFile((t.dir / "x.py").string())->ignore, std::vector<std::string>{"SL2"});
+}
