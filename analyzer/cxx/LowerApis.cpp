@@ -111,6 +111,7 @@ void FunctionLowering::apiCall(const ApiEntry& api, const std::string& name, con
           if (const auto* d = dyn_cast<DeclRefExpr>(v)) streams_[d->getDecl()] = StreamRef::side(value);
           if (const auto* m = dyn_cast<MemberExpr>(v)) streams_[m->getMemberDecl()] = StreamRef::side(value);
         }
+        createdStreams_.insert(value);  // also `streams[i]`, `plan[i].stream`: found by name
       }
       return;
     }
@@ -215,11 +216,16 @@ void FunctionLowering::apiCall(const ApiEntry& api, const std::string& name, con
     case ApiOp::Alloc: {
       model::Event& e = emit(EventKind::Alloc, at);
       e.api = name;
-      e.value = value;
-      if (!value.empty()) e.writes.push_back(value);
-      // cudaMalloc is not stream-ordered: it synchronizes like the legacy stream does.
-      if (api.async) explicitStream(e);
-      else e.stream = omittedStream();
+      // cudaMallocAsync is stream-ordered: the memory is usable on `stream` from this point, so
+      // it produces the value there. cudaMalloc's memory is ready when the call returns: no GPU
+      // work to wait for, so it produces nothing a stream must wait on.
+      if (api.async) {
+        e.value = value;
+        if (!value.empty()) e.writes.push_back(value);
+        explicitStream(e);
+      } else {
+        e.stream = omittedStream();
+      }
       withSync({});
       return;
     }

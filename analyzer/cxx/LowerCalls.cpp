@@ -159,8 +159,8 @@ StreamRef FunctionLowering::streamOf(const Expr* e) {
     return {StreamKind::Unknown, d->getDecl()->getNameAsString()};
   }
   if (const auto* m = dyn_cast<MemberExpr>(w)) {
-    if (auto it = streams_.find(m->getMemberDecl()); it != streams_.end()) return it->second;
-    if (isa<FieldDecl>(m->getMemberDecl())) return {StreamKind::Unknown, valueName(m)};
+    if (auto it = streams_.find(m->getMemberDecl()); it != streams_.end() && isa<CXXThisExpr>(m->getBase()->IgnoreParenImpCasts()))
+      return it->second;
   }
   if (const auto* mc = dyn_cast<CXXMemberCallExpr>(w)) {
     const auto* md = mc->getMethodDecl();
@@ -182,6 +182,10 @@ StreamRef FunctionLowering::streamOf(const Expr* e) {
   }
   if (const auto* c = dyn_cast<CXXConstructExpr>(w); c && c->getNumArgs() >= 1)
     return streamOf(c->getArg(0));
+  // Elements of stream arrays and members of structs (`streams[i]`, `plan[i].stream`) are named
+  // by their access path; one created here is a side stream under that name.
+  if (std::string n = valueName(w); !n.empty())
+    return {createdStreams_.count(n) ? StreamKind::Side : StreamKind::Unknown, n};
   return {StreamKind::Unknown, text(w)};
 }
 

@@ -88,6 +88,7 @@ class FunctionLowering {
   std::map<const clang::ValueDecl*, model::StreamRef> streams_;
   std::set<std::string> pinned_, pageable_, escaped_;
   std::set<std::string> blockingStreams_;  // created here without cudaStreamNonBlocking
+  std::set<std::string> createdStreams_;   // value names of streams created here
   // Inlined project helpers (inlineHelper): depth, the call site, parameter -> argument names.
   int inlineDepth_ = 0;
   clang::SourceLocation inlineAt_;
