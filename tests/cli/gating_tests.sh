@@ -164,6 +164,23 @@ check knowledge-on 1 "$SL" check --format json --config "$tmp/ds.toml" "$tmp/ds.
 expect_in knowledge-sl401 "$tmp/out" '"rule": "SL401"'
 expect_in knowledge-line "$tmp/out" '"line": 8'
 
+cat >"$tmp/sync.py" <<'PY'
+import torch
+
+side = torch.cuda.Stream()
+
+
+def step():
+    with torch.cuda.stream(side):
+        utils.barrier_and_sync()
+PY
+printf 'sync-functions = ["barrier_and_sync"]\n' >"$tmp/sync.toml"
+check knowledge-sync-off 0 "$SL" check "$tmp/sync.py"
+check knowledge-sync-on 1 "$SL" check --format json --config "$tmp/sync.toml" "$tmp/sync.py"
+expect_in knowledge-sync-sl301 "$tmp/out" '"rule": "SL301"'
+check exit-zero 0 "$SL" check --exit-zero "$seed"
+expect_in exit-zero-findings "$tmp/out" "[SL401]"
+
 # SARIF keeps its code-scanning fields; its fingerprints are the baseline's (same function).
 check sarif 1 "$SL" check --format sarif -o "$tmp/r.sarif" "$seed"
 check sarif-valid 0 /usr/bin/python3 "$ROOT/tests/cli/sarif_validate.py" "$tmp/r.sarif"
