@@ -45,3 +45,11 @@ at::Tensor side_sin(const at::Tensor& x) {
   at::Tensor z = at::sin(y);
   return z;
 }
+
+void fresh_allocation(float* y, int n, cudaStream_t s) {
+  // cudaMalloc's memory is ready when the call returns: no stream has work on it yet.
+  // (A false positive found in NVIDIA cuda-samples' matrixMul and StreamPriorities.)
+  float* x = nullptr;
+  cudaMalloc(&x, n * sizeof(float));
+  consume<<<(n + 255) / 256, 256, 0, s>>>(x, y, n);
+}

@@ -30,3 +30,15 @@ at::Tensor square_then_sum(const at::Tensor& x) {
   done.block(at::cuda::getCurrentCUDAStream());
   return out.sum();
 }
+
+void event_join(float* d_y, float* h_y, int n) {
+  // The host waits for an event recorded on `s` after the kernel (cuda-samples StreamPriorities).
+  cudaStream_t s;
+  cudaEvent_t done;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  cudaEventCreate(&done);
+  fill<<<(n + 255) / 256, 256, 0, s>>>(d_y, n);
+  cudaEventRecord(done, s);
+  cudaEventSynchronize(done);
+  cudaMemcpy(h_y, d_y, n * sizeof(float), cudaMemcpyDeviceToHost);
+}
