@@ -1,5 +1,7 @@
 #include "core/SourceFile.h"
 
+#include "core/Encoding.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -66,6 +68,13 @@ std::optional<SourceFile> SourceFile::load(const std::string& path, std::string&
     return std::nullopt;
   }
   if (size_t bad = firstInvalidUtf8(text); bad != std::string_view::npos) {
+    // A Python file may declare another encoding (PEP 263): convert it instead of refusing.
+    std::string enc = declaredEncoding(text);
+    if (!enc.empty()) {
+      if (auto utf8 = toUtf8(text, enc)) return SourceFile(path, std::move(*utf8));
+      error = "cannot decode as its declared encoding '" + enc + "'; skipped";
+      return std::nullopt;
+    }
     error = "not valid UTF-8 (first bad byte at offset " + std::to_string(bad) + "); skipped";
     return std::nullopt;
   }

@@ -111,6 +111,7 @@ const char* eventKindName(EventKind k) {
     case EventKind::StreamCreate: return "stream-create";
     case EventKind::EventCreate: return "event-create";
     case EventKind::HostRead: return "host-read";
+    case EventKind::HostWrite: return "host-write";
     case EventKind::Call: return "call";
   }
   return "?";

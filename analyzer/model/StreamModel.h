@@ -74,6 +74,7 @@ enum class EventKind : uint8_t {
   StreamCreate,  // a stream created; `value` = where it is stored
   EventCreate,   // an event created; `value` = where it is stored
   HostRead,      // the host reads tensor `value`'s contents (numpy(), print, python indexing)
+  HostWrite,     // the host writes host tensor `value`'s contents (copy_, in-place op, item assignment)
   Call,          // call to `callee`, a function of the same module (see ModuleSummary)
 };
 
@@ -107,6 +108,9 @@ struct Event {
   bool nonBlocking = false;        // Copy: non_blocking=True / cudaMemcpyAsync
   Tri srcPinned = Tri::Unknown;    // Copy: host side is page-locked
   bool srcTemporary = false;       // Copy: source is an unnamed temporary (dies at statement end)
+  bool srcStreamTracked = false;   // Copy: the host buffer's allocator records the copy's stream
+                                   // (torch's caching host allocator), so freeing it early is safe
+  bool pooled = false;             // StreamCreate: handed out from a pool, no driver call
 };
 
 struct Function {
@@ -116,6 +120,7 @@ struct Function {
   std::vector<Scope> scopes;       // scopes[0] is the Function scope
   std::vector<Event> events;       // source order
   std::vector<std::string> returned;  // values returned (escape the function)
+  std::vector<std::string> escaped;   // locals stored into attributes/containers or passed on
 };
 
 struct Module {

@@ -36,7 +36,8 @@ Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
   };
   switch (api) {
     case Api::StreamCreate:
-      emit(EventKind::StreamCreate, at, name);
+      // torch.cuda.Stream() hands out one of a fixed pool of streams (no driver call).
+      emit(EventKind::StreamCreate, at, name).pooled = true;
       return make(Kind::Stream, StreamRef{StreamKind::Side, ""});
     case Api::CurrentStream:  // inside `with stream(s)`, current_stream() *is* s
       return make(Kind::Stream, model::effectiveStream(fn_, scope_));
@@ -200,6 +201,7 @@ Value Lowerer::copyToDevice(const Value& src, CallArgs& a, const char* api) {
   c.nonBlocking = truthy(a.keyword("non_blocking"));
   c.srcPinned = src.fact.pinned ? Tri::Yes : Tri::No;
   c.srcTemporary = src.path.empty();
+  c.srcStreamTracked = src.fact.pinned;  // torch's pinned memory: the caching host allocator
   if (!src.path.empty()) c.reads.push_back(src.path);
   return make(Kind::CudaTensor);
 }
@@ -218,8 +220,13 @@ Value Lowerer::callHostTensorMethod(const Value& recv, std::string_view method, 
       v.fact.pinned = true;
       return v;
     }
+    case Method::InPlace:
+      if (!recv.path.empty()) emit(EventKind::HostWrite, a.call, "Tensor." + std::string(method)).value = recv.path;
+      return recv;
     case Method::CopyInto: {
       const Arg* src = a.at(0, "src");
+      if (src && !isCuda(src->value) && !recv.path.empty())
+        emit(EventKind::HostWrite, a.call, "Tensor.copy_").value = recv.path;
       if (src && isCuda(src->value)) {
         bool nb = truthy(a.keyword("non_blocking"));
         if (!nb) {
@@ -293,6 +300,7 @@ Value Lowerer::callTensorMethod(const Value& recv, std::string_view method, Call
         c.nonBlocking = truthy(a.keyword("non_blocking"));
         c.srcPinned = src->value.fact.pinned ? Tri::Yes : Tri::No;
         c.srcTemporary = src->value.path.empty();
+        c.srcStreamTracked = src->value.fact.pinned;
         if (!src->value.path.empty()) c.reads.push_back(src->value.path);
         c.writes.push_back(recv.path);
         return recv;

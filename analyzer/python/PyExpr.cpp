@@ -147,13 +147,32 @@ Value Lowerer::eval(TSNode e) {
     bind(field(e, "left"), isCuda(r) ? tensor(Kind::CudaTensor) : Value{});
     return {};
   }
-  int saved = comprehension ? pushScope(model::ScopeKind::Loop, e) : scope_;
   Value last;
+  int saved = scope_;
   if (comprehension) {
-    // Clauses run before the element expression (the first child) is evaluated.
-    for (TSNode c : NamedChildren(e))
-      if (is(c, "for_in_clause") || is(c, "if_clause")) eval(c);
+    // The first clause's iterable is evaluated once, before the loop; the other clauses and
+    // the element expression (the first child) run per iteration.
+    bool first = true;
+    for (TSNode c : NamedChildren(e)) {
+      if (is(c, "for_in_clause") && first) {
+        first = false;
+        Value r = eval(field(c, "right"));
+        saved = pushScope(model::ScopeKind::Loop, e);
+        bind(field(c, "left"), isCuda(r) ? tensor(Kind::CudaTensor) : Value{});
+      } else if (is(c, "for_in_clause") || is(c, "if_clause")) {
+        eval(c);
+      }
+    }
+    if (first) saved = pushScope(model::ScopeKind::Loop, e);
+    size_t before = fn_.events.size();
     last = eval(ts_node_named_child(e, 0));
+    // `[torch.cuda.Stream() for ...]` keeps every element: the creations are not per-iteration waste.
+    for (size_t i = before; i < fn_.events.size(); ++i)
+      if ((fn_.events[i].kind == EventKind::StreamCreate || fn_.events[i].kind == EventKind::EventCreate) &&
+          fn_.events[i].value.empty()) {
+        fn_.events[i].value = "<collected>";
+        fn_.escaped.push_back("<collected>");
+      }
   } else {
     for (TSNode c : NamedChildren(e)) last = eval(c);
   }
@@ -194,8 +213,10 @@ Value Lowerer::evalSubscript(TSNode e) {
   if (base.fact.kind == Kind::StreamContainer)
     return Value{Fact{Kind::Stream, StreamRef::side(base.path + "[]")}, base.path + "[]", "", false};
   if (isCuda(base)) {
-    // Boolean-mask indexing sizes its output from the data: the host waits (like nonzero).
-    if (isCuda(idx) && is(ts_node_named_child(e, 1), "comparison_operator"))
+    // Basic indexing (ints, slices) is a view: no kernel. Indexing with a tensor gathers on
+    // the GPU; a boolean mask sizes its output from the data, so the host waits (like nonzero).
+    if (!isCuda(idx)) return tensor(Kind::CudaTensor);
+    if (is(ts_node_named_child(e, 1), "comparison_operator"))
       readValue(e, idx, SyncKind::ValueRead, "mask-index");
     emitWork(e, {base, idx}, "index");
     return tensor(Kind::CudaTensor);
@@ -253,6 +274,7 @@ Value Lowerer::evalCall(TSNode call) {
     canon = std::move(api);
     method = {};
   }
+  std::vector<std::pair<std::string, size_t>> handedOver;  // streams/events passed as arguments
   if (!ts_node_is_null(argList)) {
     for (TSNode c : NamedChildren(argList)) {
       if (is(c, "keyword_argument")) {
@@ -262,9 +284,27 @@ Value Lowerer::evalCall(TSNode call) {
         eval(c);
       } else {
         a.pos.push_back(Arg{c, eval(c)});
+        const Value& v = a.pos.back().value;
+        if (v.fact.kind == Kind::Stream || v.fact.kind == Kind::Event) {
+          size_t created = fn_.events.size();
+          if (v.path.empty() && created && fn_.events.back().value.empty() &&
+              (fn_.events.back().kind == EventKind::StreamCreate || fn_.events.back().kind == EventKind::EventCreate))
+            handedOver.emplace_back("", created - 1);  // created right in the call's arguments
+          else if (!v.path.empty())
+            handedOver.emplace_back(v.path, 0);
+        }
       }
     }
   }
+
+  // A stream or event handed to a function we do not know (queue.put(ev), lst.append(s)) may
+  // be kept there; torch's own stream APIs and methods of known objects do not keep it.
+  bool knownCallee = !canon.empty() || recv.fact.kind != Kind::Unknown;
+  if (!knownCallee)
+    for (auto& [path, index] : handedOver) {
+      if (path.empty()) path = fn_.events[index].value = "<argument>";
+      fn_.escaped.push_back(path);
+    }
 
   if (!canon.empty()) {
     Value callee;

@@ -61,8 +61,10 @@ void Lowerer::lowerParameters(TSNode params) {
     std::string name(text(nameNode, mc_.src));
     fn_.params.push_back(name);
     TSNode type = field(p, "type");
+    // `tokens_cpu: Tensor` is a tensor, but its name says where it lives.
+    bool hostByName = name.find("cpu") != std::string::npos || name.find("host") != std::string::npos;
     if (!ts_node_is_null(type) && annotationIsTensor(text(type, mc_.src)))
-      env_[name] = Fact{Kind::CudaTensor};
+      env_[name] = Fact{hostByName ? Kind::HostTensor : Kind::CudaTensor};
   }
 }
 
@@ -149,15 +151,24 @@ void Lowerer::bind(TSNode target, const Value& v) {
   }
   std::string p = pathOf(target);
   if (p.empty()) return;
+  // A local stream/event stored into an attribute or container outlives the call.
+  if (!is(target, "identifier") && !v.path.empty() && v.path.find_first_of(".[") == std::string::npos &&
+      (v.fact.kind == Kind::Stream || v.fact.kind == Kind::Event))
+    fn_.escaped.push_back(v.path);
   if (is(target, "subscript")) {
+    std::string base = p.substr(0, p.size() - 2);
+    if (lookup(base).kind == Kind::HostTensor) emit(EventKind::HostWrite, target, "setitem").value = base;
     // `cache[key] = torch.cuda.Stream()`: the container now holds streams.
-    if (v.fact.kind == Kind::Stream) env_[p.substr(0, p.size() - 2)] = Fact{Kind::StreamContainer};
+    if (v.fact.kind == Kind::Stream) env_[base] = Fact{Kind::StreamContainer};
     nameProducers(target, p, v);
     return;
   }
   Fact old = lookup(p);
   // Rebinding a name that held a CUDA tensor drops the reference: a lifetime end.
-  if (old.kind == Kind::CudaTensor && old.local && v.path != p)
+  // In a loop, a fresh host tensor bound each iteration replaces last iteration's buffer.
+  bool freshInLoop = v.fact.kind == Kind::HostTensor && v.path.empty() &&
+                     model::enclosingScope(fn_, scope_, ScopeKind::Loop) >= 0;
+  if (((old.kind == Kind::CudaTensor || old.kind == Kind::HostTensor) && old.local && v.path != p) || freshInLoop)
     emit(EventKind::Free, target, "reassign").value = p;
   Fact f = v.fact;
   // A fresh stream, or one fetched from a container, is named where the user binds it

@@ -29,7 +29,7 @@ bool orderedBetween(const model::Function& f, size_t from, size_t to, const mode
     // `to` past the last event means "by the end of the function": only unconditional code counts.
     if (to < f.events.size() ? !model::dominates(f, i, to) : e.scope != 0) continue;
     if (e.kind == EventKind::HostSync &&
-        (e.sync == model::SyncKind::Device ||
+        (e.sync == model::SyncKind::Device || e.sync == model::SyncKind::Event ||
          (e.sync == model::SyncKind::Stream && sameStream(e.stream, producer))))
       return true;
     if (e.kind == EventKind::Wait && sameStream(e.stream, waiter) &&

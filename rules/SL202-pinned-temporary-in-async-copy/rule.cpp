@@ -1,4 +1,6 @@
 // SL202 pinned-temporary-in-async-copy: see rule.md.
+#include <vector>
+
 #include "rules/Rule.h"
 
 namespace sl::rules {
@@ -15,20 +17,34 @@ class PinnedTemporaryInAsyncCopy : public Rule {
         if (c.kind != EventKind::Copy || !c.nonBlocking || c.dir != model::CopyDir::HostToDevice ||
             c.srcPinned != model::Tri::Yes)
           continue;
-        if (c.srcTemporary) {
+        // torch's caching host allocator records the copy's stream: freeing such a buffer
+        // early is safe; writing into it before the copy completes is not.
+        if (c.srcTemporary && !c.srcStreamTracked) {
           ctx.report(c.loc, "non_blocking copy from a pinned temporary: the buffer dies at the end of "
                             "this statement while the DMA may still read it; keep the pinned buffer "
                             "alive until the copy completes");
           continue;
         }
         if (c.reads.empty()) continue;
-        for (size_t k = i + 1; k < f.events.size(); ++k) {
+        // After the copy, in order; inside a loop, wrapping around to the body's start (the
+        // next iteration's writes come after this iteration's copy).
+        int loop = model::enclosingScope(f, c.scope, model::ScopeKind::Loop);
+        std::vector<size_t> after;
+        for (size_t k = i + 1; k < f.events.size(); ++k) after.push_back(k);
+        if (loop >= 0)
+          for (size_t k = 0; k < i; ++k)
+            if (model::scopeWithin(f, f.events[k].scope, loop)) after.push_back(k);
+        for (size_t k : after) {
           const auto& e = f.events[k];
           if (e.kind == EventKind::HostSync) break;
-          if (e.kind == EventKind::Free && e.value == c.reads[0]) {
-            Finding& out = ctx.report(e.loc, "pinned buffer '" + e.value +
-                                                 "' is freed before its non_blocking copy is known to "
-                                                 "have completed; synchronize (or wait on an event) first");
+          // A free ends the buffer's story: reported unless the allocator protects it.
+          if (e.kind == EventKind::Free && e.value == c.reads[0] && c.srcStreamTracked) break;
+          bool freed = e.kind == EventKind::Free;
+          if ((freed || e.kind == EventKind::HostWrite) && e.value == c.reads[0]) {
+            Finding& out = ctx.report(e.loc, "pinned buffer '" + e.value + (freed ? "' is freed" : "' is overwritten") +
+                                                 " before its non_blocking copy is known to have completed: "
+                                                 "the GPU can receive the new contents; synchronize (or wait "
+                                                 "on an event recorded after the copy) first");
             ctx.note(out, c.loc, "non_blocking copy queued here");
             break;
           }

@@ -1,4 +1,6 @@
 // SL301 host-sync-in-stream-region: see rule.md.
+#include <set>
+
 #include "rules/Rule.h"
 
 namespace sl::rules {
@@ -9,14 +11,15 @@ using model::EventKind;
 class HostSyncInStreamRegion : public Rule {
  public:
   void check(RuleContext& ctx) const override {
-    for (const auto& f : ctx.module().functions)
+    for (const auto& f : ctx.module().functions) {
+      std::set<uint32_t> lines;  // one finding per line
       for (const auto& e : f.events) {
         int region = model::enclosingSideRegion(f, e.scope);
         if (region < 0) continue;
         const model::Event* sync = e.kind == EventKind::HostSync ? &e : nullptr;
         if (e.kind == EventKind::Call)
           if (auto* s = ctx.summary().of(e.callee)) sync = s->sync;
-        if (!sync) continue;
+        if (!sync || !lines.insert(e.loc.line).second) continue;
         const auto& scope = f.scopes[size_t(region)];
         std::string what = sync->api.empty() ? "this call" : "'" + sync->api + "'";
         Finding& out = ctx.report(
@@ -26,6 +29,7 @@ class HostSyncInStreamRegion : public Rule {
         ctx.note(out, scope.loc, "side-stream region starts here");
         if (sync != &e) ctx.note(out, sync->loc, "the host waits here, in the called function");
       }
+    }
   }
 };
 

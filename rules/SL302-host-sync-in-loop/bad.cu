@@ -12,7 +12,7 @@ float train(float* d_x, float* d_loss, int n, int steps, cudaStream_t stream) {
   for (int step = 0; step < steps; ++step) {
     step_kernel<<<(n + 255) / 256, 256, 0, stream>>>(d_x, d_loss, n);
     cudaMemcpy(&loss, d_loss, sizeof(float), cudaMemcpyDeviceToHost);  // expect: SL302
-    cudaStreamSynchronize(stream);  // expect: SL302
+    cudaStreamSynchronize(stream);  // explicit: deliberate, not flagged
   }
   return loss;
 }

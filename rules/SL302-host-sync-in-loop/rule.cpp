@@ -1,20 +1,36 @@
 // SL302 host-sync-in-loop: see rule.md.
+#include <set>
+
 #include "rules/Rule.h"
 
 namespace sl::rules {
 namespace {
 
+bool issuesGpuWork(const model::Function& f, int loop) {
+  for (const auto& e : f.events)
+    if ((e.kind == model::EventKind::Work || e.kind == model::EventKind::Copy) && model::scopeWithin(f, e.scope, loop))
+      return true;
+  return false;
+}
+
 class HostSyncInLoop : public Rule {
  public:
   void check(RuleContext& ctx) const override {
-    for (const auto& f : ctx.module().functions)
+    for (const auto& f : ctx.module().functions) {
+      std::set<uint32_t> lines;
       for (const auto& e : f.events) {
-        if (e.kind != model::EventKind::HostSync) continue;
+        // Explicit synchronize() calls are deliberate (benchmarks, SL501's own fix); the hazard is
+        // the implicit wait hidden in a value read, a blocking copy or an allocation.
+        if (e.kind != model::EventKind::HostSync || !implicit(e.sync)) continue;
+        if (!lines.insert(e.loc.line).second) continue;  // `assert torch.equal(...)`: one per line
         int loop = model::enclosingScope(f, e.scope, model::ScopeKind::Loop);
         if (loop < 0) continue;
         // A guard between the sync and the loop (`if step % N == 0`) makes it occasional.
         int guard = model::enclosingScope(f, e.scope, model::ScopeKind::Guarded);
         if (guard >= 0 && model::scopeWithin(f, guard, loop)) continue;
+        // Allocating or freeing in a loop that issues no GPU work is set-up or tear-down
+        // (one buffer per stream or device), not a hot path.
+        if (e.sync == model::SyncKind::Allocation && !issuesGpuWork(f, loop)) continue;
         std::string what = e.api.empty() ? "this call" : "'" + e.api + "'";
         Finding& out = ctx.report(e.loc, what +
                                              " makes the host wait for the GPU on every loop iteration: "
@@ -23,6 +39,13 @@ class HostSyncInLoop : public Rule {
                                              "interval guard");
         ctx.note(out, f.scopes[size_t(loop)].loc, "loop starts here");
       }
+    }
+  }
+
+ private:
+  static bool implicit(model::SyncKind k) {
+    return k == model::SyncKind::ValueRead || k == model::SyncKind::BlockingCopy ||
+           k == model::SyncKind::Allocation;
   }
 };
 

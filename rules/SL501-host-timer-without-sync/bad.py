@@ -23,3 +23,11 @@ def through_call(x: torch.Tensor):
     t0 = time.time()
     work(x)
     return time.time() - t0  # expect: SL501
+
+
+def sync_only_in_other_branch(x: torch.Tensor, flag):
+    t0 = time.time()
+    y = x * 2
+    if flag:
+        torch.cuda.synchronize()
+    return time.time() - t0  # expect: SL501

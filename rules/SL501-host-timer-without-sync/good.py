@@ -36,3 +36,49 @@ def synced_through_call(x: torch.Tensor):
     y = x * 2
     sync_helper()
     return time.time() - t0
+
+
+def sync_per_iteration(steps):
+    torch.cuda.synchronize()
+    start = time.time()
+    for _ in range(steps):
+        x = torch.randn(64, 64, device="cuda")
+        torch.cuda.synchronize()
+    return time.time() - start
+
+
+def sync_in_the_branch_that_works(warm):
+    start = time.time()
+    if warm:
+        x = torch.randn(64, 64, device="cuda")
+        torch.cuda.synchronize()
+    end = time.time()
+    return end - start
+
+
+def _agree(flag):
+    t = torch.tensor([flag], device="cuda")
+    return t.item() == 1
+
+
+def callee_syncs_in_a_branch(cached, flag):
+    start = time.time()
+    ok = True if cached else _agree(flag)
+    end = time.time()
+    return ok, end - start
+
+
+def slicing_is_not_work(tokens: torch.Tensor, sizes, runner):
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for n in sizes:
+        runner.capture(tokens[:n])
+    return time.perf_counter() - start
+
+
+def loop_body_syncs(sizes):
+    start = time.perf_counter()
+    lengths = torch.ones(max(sizes), dtype=torch.int, device="cuda")
+    for n in sizes:
+        longest = lengths[:n].max().item()
+    return time.perf_counter() - start

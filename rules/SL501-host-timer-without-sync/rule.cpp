@@ -10,36 +10,58 @@ class HostTimerWithoutSync : public Rule {
  public:
   void check(RuleContext& ctx) const override {
     for (const auto& f : ctx.module().functions)
-      for (size_t j = 0; j < f.events.size(); ++j)
-        if (f.events[j].kind == EventKind::Clock) checkClose(ctx, f, j);
+      for (size_t close = 0; close < f.events.size(); ++close) {
+        if (f.events[close].kind != EventKind::Clock) continue;
+        long open = -1;
+        for (size_t i = close; i-- > 0;)
+          if (f.events[i].kind == EventKind::Clock) { open = long(i); break; }
+        if (open < 0) continue;
+        // 1. Some GPU work was issued between the two clock reads, and
+        // 2. nothing after it, on its path, made the host wait for it before the close.
+        // (Walking backwards so the note names the work closest to the clock read.)
+        for (size_t w = close - 1; w > size_t(open); --w)
+          if (isWork(ctx, f.events[w]) && !drained(ctx, f, w, close)) {
+            Finding& out = ctx.report(
+                f.events[close].loc,
+                "host clock read closes an interval around GPU work without synchronizing: CUDA "
+                "launches return before the GPU finishes, so this measures launch overhead; call "
+                "torch.cuda.synchronize() (or time with CUDA events) before reading the clock");
+            ctx.note(out, f.events[size_t(open)].loc, "interval starts here");
+            ctx.note(out, f.events[w].loc, "GPU work issued here is still running when the clock is read");
+            break;
+          }
+      }
   }
 
  private:
-  // Walks back from the closing clock read: a sync first means the interval is measured
-  // correctly; GPU work and then the opening clock read means it is not.
-  static void checkClose(RuleContext& ctx, const model::Function& f, size_t close) {
-    const model::Event* lastWork = nullptr;
-    for (size_t i = close; i-- > 0;) {
-      const auto& e = f.events[i];
-      const model::FunctionSummary* callee = e.kind == EventKind::Call ? ctx.summary().of(e.callee) : nullptr;
-      bool syncs = (e.kind == EventKind::HostSync && model::dominates(f, i, close)) ||
-                   (callee && callee->sync && model::dominates(f, i, close));
-      if (syncs) return;
-      bool work = e.kind == EventKind::Work || e.kind == EventKind::Alloc || e.kind == EventKind::Copy ||
-                  e.kind == EventKind::Backward || (callee && callee->gpuWork);
-      if (work && !lastWork) lastWork = &e;
-      if (e.kind == EventKind::Clock) {
-        if (!lastWork) return;
-        Finding& out = ctx.report(
-            f.events[close].loc,
-            "host clock read closes an interval around GPU work without synchronizing: CUDA "
-            "launches return before the GPU finishes, so this measures launch overhead; call "
-            "torch.cuda.synchronize() (or time with CUDA events) before reading the clock");
-        ctx.note(out, e.loc, "interval starts here");
-        ctx.note(out, lastWork->loc, "GPU work issued here is still running when the clock is read");
-        return;
-      }
+  static const model::FunctionSummary* callee(RuleContext& ctx, const model::Event& e) {
+    return e.kind == EventKind::Call ? ctx.summary().of(e.callee) : nullptr;
+  }
+  static bool syncs(RuleContext& ctx, const model::Event& e) {
+    auto* c = callee(ctx, e);
+    return e.kind == EventKind::HostSync || (c && c->sync);
+  }
+  static bool isWork(RuleContext& ctx, const model::Event& e) {
+    auto* c = callee(ctx, e);
+    if (c) return c->gpuWork && !c->sync;  // a callee that syncs drains its own work
+    return e.kind == EventKind::Work || e.kind == EventKind::Alloc || e.kind == EventKind::Copy ||
+           e.kind == EventKind::Backward;
+  }
+  // A sync after `w` runs after w whenever w ran if its scope encloses w's (the same branch or
+  // loop body, or an outer one), or sits in loops/regions nested there (loops assumed to run).
+  static bool drained(RuleContext& ctx, const model::Function& f, size_t w, size_t close) {
+    for (size_t s = w + 1; s < close; ++s)
+      if (syncs(ctx, f.events[s]) && reaches(f, f.events[s].scope, f.events[w].scope)) return true;
+    return false;
+  }
+  static bool reaches(const model::Function& f, int from, int to) {
+    if (model::scopeWithin(f, to, from)) return true;
+    for (int s = from; s >= 0; s = f.scopes[size_t(s)].parent) {
+      if (model::scopeWithin(f, to, s)) return true;
+      auto k = f.scopes[size_t(s)].kind;
+      if (k != model::ScopeKind::Loop && k != model::ScopeKind::StreamRegion) return false;
     }
+    return false;
   }
 };
 

@@ -1,19 +1,20 @@
 import torch
 
 
-def step(x: torch.Tensor):
-    s = torch.cuda.Stream()  # expect: SL602
-    with torch.cuda.stream(s):
-        y = x * 2
-    return y
-
-
 def overlap(chunks):
     for c in chunks:
         s = torch.cuda.Stream()  # expect: SL602
         done = torch.cuda.Event()  # expect: SL602
+        with torch.cuda.stream(s):
+            pass
+        done.record()
 
 
-def fresh_in_with(x: torch.Tensor):
-    with torch.cuda.stream(torch.cuda.Stream()):  # expect: SL602
-        pass
+def per_item(items):
+    return [torch.cuda.Stream() for _ in items]  # kept in the returned list: not flagged
+
+
+def fresh_in_loop(xs):
+    for x in xs:
+        with torch.cuda.stream(torch.cuda.Stream()):  # expect: SL602
+            pass

@@ -1,3 +1,5 @@
+import queue
+
 import torch
 
 SIDE = torch.cuda.Stream()
@@ -21,7 +23,41 @@ def make_stream():
     return s
 
 
-def timed(x: torch.Tensor):
-    start = torch.cuda.Event(enable_timing=True)   # events outside loops are cheap
-    start.record()
-    return start
+def graph_warmup(model, x):
+    # torch.cuda.Stream() outside a loop takes a pooled stream: a cheap lookup, not a driver call.
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        model(x)
+    torch.cuda.current_stream().wait_stream(s)
+
+
+class EventPool:
+    def __init__(self, n):
+        self.free = queue.Queue()
+        for _ in range(n):
+            self.free.put(torch.cuda.Event(enable_timing=True))
+
+
+def mark_each(names):
+    events = {}
+    for name in names:
+        ev = torch.cuda.Event()
+        ev.record()
+        events[name] = ev
+    return events
+
+
+def attach(groups):
+    for group in groups:
+        stream = torch.cuda.Stream()
+        for member in group:
+            member.stream = stream
+
+
+def timing_events(model, tokens, steps):
+    events = []
+    for _ in range(steps):
+        events.append(torch.cuda.Event(enable_timing=True))
+        events[-1].record()
+    return events

@@ -14,18 +14,24 @@ class StreamCreatedPerCall : public Rule {
     for (const auto& f : ctx.module().functions)
       for (const auto& e : f.events) {
         if (e.kind != EventKind::StreamCreate && e.kind != EventKind::EventCreate) continue;
-        bool inLoop = model::enclosingScope(f, e.scope, model::ScopeKind::Loop) >= 0;
-        if (inLoop) {
-          ctx.report(e.loc, std::string(e.kind == EventKind::StreamCreate ? "stream" : "event") +
-                                " created on every loop iteration: each creation calls into the driver; "
-                                "create it once before the loop and reuse it");
+        if (kept(f, e)) continue;
+        const char* what = e.kind == EventKind::StreamCreate ? "stream" : "event";
+        if (model::enclosingScope(f, e.scope, model::ScopeKind::Loop) >= 0) {
+          ctx.report(e.loc, std::string(what) +
+                                (e.pooled ? " taken from the stream pool on every loop iteration: the pool "
+                                            "cycles through a few streams, so iterations silently share "
+                                            "streams and allocator pools"
+                                          : " created on every loop iteration: each creation is a driver call") +
+                                "; create it once before the loop and reuse it");
           continue;
         }
-        if (e.kind != EventKind::StreamCreate || !perCall(f, e)) continue;
+        // Outside loops only real creations cost: a pooled stream per call is a cheap lookup.
+        if (e.kind != EventKind::StreamCreate || e.pooled || f.name == "<module>" || isConstructor(f.name))
+          continue;
         ctx.report(e.loc, "stream created on every call of '" + f.name +
                               "' and kept only locally: each call pays a driver call and gets a fresh "
-                              "allocator pool; create the stream once (module level, __init__, or a cache) "
-                              "and reuse it");
+                              "allocator pool; create the stream once (module level, a constructor, or a "
+                              "cache) and reuse it");
       }
   }
 
@@ -40,12 +46,11 @@ class StreamCreatedPerCall : public Rule {
     return (outer == std::string::npos ? cls : cls.substr(outer + 2)) == fn;
   }
 
-  // Created in a function body and stored nowhere that outlives the call.
-  static bool perCall(const model::Function& f, const model::Event& e) {
-    if (f.name == "<module>" || isConstructor(f.name)) return false;
-    if (e.value.find_first_of(".[") != std::string::npos || e.value.find("->") != std::string::npos)
-      return false;  // attribute (Python `self.s`, C++ `this->s_`) or cache
-    return std::find(f.returned.begin(), f.returned.end(), e.value) == f.returned.end() || e.value.empty();
+  // Stored somewhere that outlives the call (attribute, container, return value, a callee).
+  static bool kept(const model::Function& f, const model::Event& e) {
+    if (e.value.find_first_of(".[") != std::string::npos) return true;
+    auto in = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), e.value) != v.end(); };
+    return !e.value.empty() && (in(f.returned) || in(f.escaped));
   }
 };
 

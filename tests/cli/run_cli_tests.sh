@@ -56,7 +56,7 @@ expect_in noqa-other "$tmp/out" '"line": 5'
 if grep -q '"line": 4' "$tmp/out"; then failed=$((failed + 1)); echo "FAIL noqa: line 4 reported"; else passed=$((passed + 1)); fi
 
 # Bad input: exit 2, file named, reason given, no crash; the rest is still analysed.
-printf 'import torch\ndef f(:\n    pass\ntorch.cuda.synchronize()\nfor i in range(2):\n    torch.cuda.synchronize()\n' >"$tmp/broken.py"
+printf 'import torch\ndef f(:\n    pass\nx = torch.ones(2, device="cuda")\nfor i in range(2):\n    x.item()\n' >"$tmp/broken.py"
 check broken 2 "$SL" check "$tmp/broken.py"
 expect_in broken-msg "$tmp/err" "broken.py:2:"
 expect_in broken-rest "$tmp/out" "[SL302]"
@@ -66,6 +66,8 @@ expect_in binary-msg "$tmp/err" "bin.py: error: binary file"
 printf 'x = "\xff\xfe"\n' >"$tmp/latin.py"
 check utf8 2 "$SL" check "$tmp/latin.py"
 expect_in utf8-msg "$tmp/err" "not valid UTF-8"
+printf '# -*- coding: latin-1 -*-\nname = "\xe9t\xe9"\n' >"$tmp/cookie.py"
+check pep263 0 "$SL" check "$tmp/cookie.py"
 check missing 2 "$SL" check "$tmp/nope.py"
 expect_in missing-msg "$tmp/err" "nope.py: error: No such file"
 mkdir -p "$tmp/loop" && ln -s "$tmp/loop/a.py" "$tmp/loop/a.py"
