@@ -7,23 +7,7 @@ SL=$(realpath "$1")
 ROOT=$PWD
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-
-check() {  # check NAME EXPECTED_RC COMMAND... ; output in $tmp/out, stderr in $tmp/err
-  local name=$1 want=$2
-  shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  if [ "$rc" = "$want" ]; then passed=$((passed + 1)); else
-    failed=$((failed + 1)); echo "FAIL $name: exit $rc, wanted $want"; head -5 "$tmp/out" "$tmp/err"; fi
-}
-expect_in() {  # expect_in NAME FILE TEXT
-  if grep -qF -- "$3" "$2"; then passed=$((passed + 1)); else
-    failed=$((failed + 1)); echo "FAIL $1: '$3' not in $2:"; head -5 "$2"; fi
-}
-expect_not_in() {  # expect_not_in NAME FILE TEXT
-  if grep -qF -- "$3" "$2"; then failed=$((failed + 1)); echo "FAIL $1: '$3' in $2"; else passed=$((passed + 1)); fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 lines() {  # lines NAME FILE N : FILE has exactly N lines
   local n; n=$(wc -l <"$2")
   if [ "$n" = "$3" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL $1: $n lines, wanted $3"; cat "$2"; fi

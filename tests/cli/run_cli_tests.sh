@@ -5,20 +5,7 @@ set -u
 SL=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-
-check() {  # check NAME EXPECTED_RC COMMAND... ; output in $tmp/out, stderr in $tmp/err
-  local name=$1 want=$2
-  shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  if [ "$rc" = "$want" ]; then passed=$((passed + 1)); else
-    failed=$((failed + 1)); echo "FAIL $name: exit $rc, wanted $want"; head -5 "$tmp/out" "$tmp/err"; fi
-}
-expect_in() {  # expect_in NAME FILE TEXT
-  if grep -qF -- "$3" "$2"; then passed=$((passed + 1)); else
-    failed=$((failed + 1)); echo "FAIL $1: '$3' not in $2:"; head -5 "$2"; fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # The user's seed: exactly SL401 on loss1.backward(), SL501 on both closing clocks, SL303 twice.
 check seed 1 "$SL" check --format json examples/python/seed
