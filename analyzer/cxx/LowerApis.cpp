@@ -102,7 +102,16 @@ void FunctionLowering::apiCall(const ApiEntry& api, const std::string& name, con
           if (flags->getType()->isIntegralOrEnumerationType() && flags->EvaluateAsInt(r, ctx_))
             nonBlocking = (r.Val.getInt().getZExtValue() & 1) != 0;
         }
-        if (!nonBlocking) blockingStreams_.insert(value);
+        if (!nonBlocking) {
+          blockingStreams_.insert(value);
+          // A blocking stream's work also waits for legacy-stream work queued before it existed.
+          model::Event& w = emit(EventKind::Wait, at);
+          w.api = "implicit (legacy default stream)";
+          w.stream = StreamRef::side(value);
+          w.other = {StreamKind::Legacy, {}};
+          w.streamExplicit = true;
+          w.scope = 0;  // holds for every stream created here, also those made in a loop
+        }
       }
       if (api.op == ApiOp::StreamCreate && arg(ce, api.value)) {
         const Expr* out = arg(ce, api.value)->IgnoreParenCasts();
