@@ -8,6 +8,7 @@
 
 #include "cli/CheckOptions.h"
 #include "driver/Baseline.h"
+#include "driver/FileWalk.h"
 #include "driver/GitDiff.h"
 #include "rules/Rule.h"
 
@@ -20,6 +21,14 @@ int fail(const std::string& msg) {
 }
 
 }  // namespace
+
+// Bad input exits 2. A C/C++ translation unit that fails to parse is the exception when other
+// inputs were analysed: real build trees always hold a few TUs missing a header (issue 3).
+static bool fatal(const CheckResult& res) {
+  for (const auto& d : res.diagnostics)
+    if (!(d.ruleId == "parse-error" && classifyPath(d.path) == InputLang::Cpp && res.files > 0)) return true;
+  return false;
+}
 
 int checkMain(const Args& args) {
   CheckCli cli;
@@ -54,7 +63,7 @@ int checkMain(const Args& args) {
     if (!writeBaseline(cli.writeBaseline, res.findings, err)) return fail(err);
     if (!cli.quiet)
       std::fprintf(stderr, "streamlint: wrote %zu findings to %s\n", res.findings.size(), cli.writeBaseline.c_str());
-    return res.diagnostics.empty() ? 0 : 2;
+    return fatal(res) ? 2 : 0;
   }
   std::vector<Finding> findings = std::move(res.findings);
   // The baseline sees every finding (occurrence counts must match the run that wrote it);
@@ -86,7 +95,7 @@ int checkMain(const Args& args) {
     std::fprintf(stderr, "streamlint: %zu files analysed, no findings\n", res.files);
   // lintrunner reads a non-zero exit as a broken linter; its messages carry the errors.
   if (out.format == Format::Lintrunner) return 0;
-  if (!res.diagnostics.empty()) return 2;
+  if (fatal(res)) return 2;
   return findings.empty() || cli.exitZero ? 0 : 1;
 }
 

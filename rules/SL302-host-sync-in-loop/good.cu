@@ -22,3 +22,12 @@ float train(float* d_x, float* d_loss, int n, int steps, cudaStream_t stream) {
   cudaStreamSynchronize(stream);
   return loss;
 }
+
+void setup(float** bufs, cudaStream_t* streams, int count, size_t bytes) {
+  // One buffer per stream, allocated once: no GPU work in this loop to stall
+  // (cuda-samples simpleMultiCopy / simpleMultiGPU).
+  for (int i = 0; i < count; ++i) {
+    cudaMalloc(&bufs[i], bytes);
+    cudaStreamCreate(&streams[i]);
+  }
+}

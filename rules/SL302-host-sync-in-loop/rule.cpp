@@ -28,6 +28,8 @@ class HostSyncInLoop : public Rule {
         // A guard between the sync and the loop (`if step % N == 0`) makes it occasional.
         int guard = model::enclosingScope(f, e.scope, model::ScopeKind::Guarded);
         if (guard >= 0 && model::scopeWithin(f, guard, loop)) continue;
+        // Allocating in a set-up loop that issues no GPU work stalls nothing.
+        if (e.sync == model::SyncKind::Allocation && !loopIssuesWork(f, loop)) continue;
         // Allocating or freeing in a loop that issues no GPU work is set-up or tear-down
         // (one buffer per stream or device), not a hot path.
         if (e.sync == model::SyncKind::Allocation && !issuesGpuWork(f, loop)) continue;
@@ -43,6 +45,12 @@ class HostSyncInLoop : public Rule {
   }
 
  private:
+  static bool loopIssuesWork(const model::Function& f, int loop) {
+    for (const auto& w : f.events)
+      if ((w.kind == model::EventKind::Work || w.kind == model::EventKind::Copy) && model::scopeWithin(f, w.scope, loop))
+        return true;
+    return false;
+  }
   static bool implicit(model::SyncKind k) {
     return k == model::SyncKind::ValueRead || k == model::SyncKind::BlockingCopy ||
            k == model::SyncKind::Allocation;

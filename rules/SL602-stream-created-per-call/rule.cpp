@@ -26,7 +26,9 @@ class StreamCreatedPerCall : public Rule {
           continue;
         }
         // Outside loops only real creations cost: a pooled stream per call is a cheap lookup.
-        if (e.kind != EventKind::StreamCreate || e.pooled || f.name == "<module>" || isConstructor(f.name))
+        // `main` and constructors run once: that is where streams belong.
+        if (e.kind != EventKind::StreamCreate || e.pooled || f.name == "<module>" || f.name == "main" ||
+            isConstructor(f.name))
           continue;
         ctx.report(e.loc, "stream created on every call of '" + f.name +
                               "' and kept only locally: each call pays a driver call and gets a fresh "
@@ -48,7 +50,7 @@ class StreamCreatedPerCall : public Rule {
 
   // Stored somewhere that outlives the call (attribute, container, return value, a callee).
   static bool kept(const model::Function& f, const model::Event& e) {
-    if (e.value.find_first_of(".[") != std::string::npos) return true;
+    if (e.value.find_first_of(".[") != std::string::npos || e.value.find("->") != std::string::npos) return true;
     auto in = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), e.value) != v.end(); };
     return !e.value.empty() && (in(f.returned) || in(f.escaped));
   }

@@ -55,6 +55,10 @@ check utf8 2 "$SL" check "$tmp/latin.py"
 expect_in utf8-msg "$tmp/err" "not valid UTF-8"
 printf '# -*- coding: latin-1 -*-\nname = "\xe9t\xe9"\n' >"$tmp/cookie.py"
 check pep263 0 "$SL" check "$tmp/cookie.py"
+# A C++ TU with errors is reported and the run goes on: exit 2 only when nothing was analysed.
+printf 'int main( {\n' >"$tmp/broken.cpp"
+check cxx-parse-error 0 "$SL" check "$tmp/broken.cpp" examples/python/fixed
+expect_in cxx-parse-error-msg "$tmp/err" "broken.cpp:1:1: error: could not parse"
 check missing 2 "$SL" check "$tmp/nope.py"
 expect_in missing-msg "$tmp/err" "nope.py: error: No such file"
 mkdir -p "$tmp/loop" && ln -s "$tmp/loop/a.py" "$tmp/loop/a.py"
