@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "runtime/Symbolizer.h"
+#include "runtime/CallSite.h"
 
 namespace sl::runtime {
 
@@ -78,23 +78,6 @@ struct Site {
   bool pythonProcessNoFrame = false;  // a Python program, but this thread ran no Python code
 };
 
-// The frame the user wrote: the first return address outside CUDA/torch/system modules.
-bool userFrame(const ProcessLog& log, const ApiCall& c, std::string& module, uint64_t& offset) {
-  const Module* fallback = nullptr;
-  uint64_t fallbackOff = 0;
-  for (int i = 0; i < c.nframes; ++i) {
-    const Module* m = log.moduleFor(c.frames[i]);
-    if (!m) continue;
-    uint64_t off = c.frames[i] - 1 - m->base;  // the call instruction, not the one after it
-    if (!fallback) { fallback = m; fallbackOff = off; }
-    if (!isRuntimeModule(m->path)) { module = m->path; offset = off; return true; }
-  }
-  if (!fallback) return false;
-  module = fallback->path;
-  offset = fallbackOff;
-  return true;
-}
-
 std::string micros(double us) {
   char buf[64];
   if (us >= 1e6) snprintf(buf, sizeof buf, "%.2f s", us / 1e6);
@@ -109,16 +92,11 @@ bool isHostBlockingCandidate(const slog::ApiRecord& r) { return blockingClass(sl
 
 std::vector<Finding> measuredHostBlocking(const std::vector<ProcessLog>& logs,
                                           const HostBlockingOptions& options) {
-  // Pass 1: native sites need symbolizing; batch them per module.
+  // Pass 1: native sites need symbolizing; batched per module.
   Symbolizer sym;
   for (const auto& log : logs)
-    for (const auto& c : log.calls) {
-      if (!blockingClass(slog::apiClass(c.rec.api))) continue;
-      if ((c.rec.flags & slog::kHasPython) && log.codes.count(c.rec.pyCode)) continue;
-      std::string module;
-      uint64_t off;
-      if (userFrame(log, c, module, off)) sym.add(module, off);
-    }
+    for (const auto& c : log.calls)
+      if (blockingClass(slog::apiClass(c.rec.api))) queueCallSite(log, c, sym);
   sym.run();
 
   // Pass 2: aggregate per (location, API).
@@ -128,27 +106,12 @@ std::vector<Finding> measuredHostBlocking(const std::vector<ProcessLog>& logs,
       ApiClass cls = slog::apiClass(c.rec.api);
       if (!blockingClass(cls)) continue;
       Site s;
-      auto code = log.codes.find(c.rec.pyCode);
-      if ((c.rec.flags & slog::kHasPython) && code != log.codes.end()) {
-        s.path = code->second.file;
-        s.line = pythonLine(code->second, c.rec.pyOffset);
-        s.function = code->second.name;
-      } else {
-        s.pythonProcessNoFrame = log.header.pythonVersion != 0;
-        std::string module;
-        uint64_t off = 0;
-        if (userFrame(log, c, module, off)) {
-          NativeSite n = sym.lookup(module, off);
-          s.function = n.function;
-          char buf[64];
-          snprintf(buf, sizeof buf, "+0x%llx", static_cast<unsigned long long>(off));
-          s.native = module + buf;
-          if (!n.file.empty() && n.line) { s.path = n.file; s.line = n.line; }
-          else s.path = module;
-        } else {
-          s.path = "<unknown>";
-        }
-      }
+      CallSite where = resolveCallSite(log, c, sym);
+      s.path = where.path;
+      s.line = where.line;
+      s.function = where.function;
+      s.native = where.native;
+      s.pythonProcessNoFrame = !where.python && log.header.pythonVersion != 0;
       s.api = slog::apiName(c.rec.api);
       auto& site = sites[{s.path, s.line, s.line ? std::string() : s.native, s.api}];
       if (site.calls == 0) site = s;

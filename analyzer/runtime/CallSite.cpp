@@ -1,0 +1,62 @@
+#include "runtime/CallSite.h"
+
+#include <cstdio>
+
+namespace sl::runtime {
+
+namespace {
+
+bool hasPython(const ProcessLog& log, const ApiCall& c) {
+  return (c.rec.flags & slog::kHasPython) && log.codes.count(c.rec.pyCode);
+}
+
+// The frame the user wrote: the first return address outside CUDA/torch/system modules.
+bool userFrame(const ProcessLog& log, const ApiCall& c, std::string& module, uint64_t& offset) {
+  const Module* fallback = nullptr;
+  uint64_t fallbackOff = 0;
+  for (int i = 0; i < c.nframes; ++i) {
+    const Module* m = log.moduleFor(c.frames[i]);
+    if (!m) continue;
+    uint64_t off = c.frames[i] - 1 - m->base;  // the call instruction, not the one after it
+    if (!fallback) { fallback = m; fallbackOff = off; }
+    if (!isRuntimeModule(m->path)) { module = m->path; offset = off; return true; }
+  }
+  if (!fallback) return false;
+  module = fallback->path;
+  offset = fallbackOff;
+  return true;
+}
+
+}  // namespace
+
+void queueCallSite(const ProcessLog& log, const ApiCall& c, Symbolizer& sym) {
+  if (hasPython(log, c)) return;
+  std::string module;
+  uint64_t off;
+  if (userFrame(log, c, module, off)) sym.add(module, off);
+}
+
+CallSite resolveCallSite(const ProcessLog& log, const ApiCall& c, const Symbolizer& sym) {
+  CallSite s;
+  if (hasPython(log, c)) {
+    const CodeDef& code = log.codes.at(c.rec.pyCode);
+    s.path = code.file;
+    s.line = pythonLine(code, c.rec.pyOffset);
+    s.function = code.name;
+    s.python = true;
+    return s;
+  }
+  std::string module;
+  uint64_t off = 0;
+  if (!userFrame(log, c, module, off)) { s.path = "<unknown>"; return s; }
+  NativeSite n = sym.lookup(module, off);
+  s.function = n.function;
+  char buf[64];
+  snprintf(buf, sizeof buf, "+0x%llx", static_cast<unsigned long long>(off));
+  s.native = module + buf;
+  if (!n.file.empty() && n.line) { s.path = n.file; s.line = n.line; }
+  else s.path = module;
+  return s;
+}
+
+}  // namespace sl::runtime

@@ -1,0 +1,73 @@
+#include "runtime/Overlap.h"
+
+#include <algorithm>
+
+namespace sl::runtime {
+
+Intervals unite(Intervals v) {
+  std::sort(v.begin(), v.end());
+  Intervals out;
+  for (const auto& iv : v) {
+    if (iv.second <= iv.first) continue;
+    if (!out.empty() && iv.first <= out.back().second) out.back().second = std::max(out.back().second, iv.second);
+    else out.push_back(iv);
+  }
+  return out;
+}
+
+uint64_t length(const Intervals& v) {
+  uint64_t n = 0;
+  for (const auto& [a, b] : v) n += b - a;
+  return n;
+}
+
+uint64_t intersectionLength(const Intervals& a, const Intervals& b) {
+  uint64_t n = 0;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    uint64_t lo = std::max(a[i].first, b[j].first), hi = std::min(a[i].second, b[j].second);
+    if (hi > lo) n += hi - lo;
+    (a[i].second < b[j].second ? i : j)++;
+  }
+  return n;
+}
+
+Intervals busyIntervals(const ProcessTimeline& t, uint32_t device, uint32_t stream) {
+  Intervals v;
+  for (const auto& op : t.ops)
+    if (op.device == device && op.stream == stream) v.emplace_back(op.startNs, op.endNs);
+  return unite(std::move(v));
+}
+
+OverlapSummary analyzeOverlap(const ProcessTimeline& t) {
+  OverlapSummary out;
+  std::vector<Intervals> busy;
+  for (const auto& s : t.streams) {
+    busy.push_back(busyIntervals(t, s.device, s.id));
+    StreamOverlap so;
+    so.device = s.device;
+    so.stream = s.id;
+    so.busyNs = length(busy.back());
+    out.streams.push_back(so);
+  }
+  for (size_t i = 0; i < t.streams.size(); ++i) {
+    Intervals others;
+    for (size_t j = 0; j < t.streams.size(); ++j) {
+      if (j == i || t.streams[j].device != t.streams[i].device) continue;
+      others.insert(others.end(), busy[j].begin(), busy[j].end());
+      if (j < i) continue;
+      StreamPairOverlap p;
+      p.device = t.streams[i].device;
+      p.a = t.streams[i].id;
+      p.b = t.streams[j].id;
+      p.overlapNs = intersectionLength(busy[i], busy[j]);
+      p.shareOfA = out.streams[i].busyNs ? double(p.overlapNs) / double(out.streams[i].busyNs) : 0;
+      p.shareOfB = out.streams[j].busyNs ? double(p.overlapNs) / double(out.streams[j].busyNs) : 0;
+      out.pairs.push_back(p);
+    }
+    out.streams[i].overlappedNs = intersectionLength(busy[i], unite(std::move(others)));
+  }
+  return out;
+}
+
+}  // namespace sl::runtime

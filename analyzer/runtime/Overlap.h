@@ -1,0 +1,39 @@
+// How much the streams of one device really ran at the same time, from the GPU timing of a
+// ProcessTimeline: per stream the busy time (union of its kernels, copies and sets), per pair of
+// streams the time both were busy, and each stream's time overlapped by any other stream.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "runtime/Timeline.h"
+
+namespace sl::runtime {
+
+struct StreamPairOverlap {
+  uint32_t device = 0, a = 0, b = 0;  // CUPTI stream ids, a < b
+  uint64_t overlapNs = 0;             // |busy(a) ∩ busy(b)|
+  double shareOfA = 0, shareOfB = 0;  // overlapNs / busy time of a (of b)
+};
+
+struct StreamOverlap {
+  uint32_t device = 0, stream = 0;
+  uint64_t busyNs = 0;
+  uint64_t overlappedNs = 0;  // |busy(s) ∩ busy(any other stream of the device)|
+  double share() const { return busyNs ? double(overlappedNs) / double(busyNs) : 0; }
+};
+
+struct OverlapSummary {
+  std::vector<StreamOverlap> streams;   // only streams with GPU work
+  std::vector<StreamPairOverlap> pairs; // pairs on the same device that both had work
+};
+
+// Sorted, merged busy intervals [start, end) of one stream.
+using Intervals = std::vector<std::pair<uint64_t, uint64_t>>;
+Intervals busyIntervals(const ProcessTimeline& t, uint32_t device, uint32_t stream);
+Intervals unite(Intervals v);                              // sorts and merges
+uint64_t length(const Intervals& v);
+uint64_t intersectionLength(const Intervals& a, const Intervals& b);  // both merged
+
+OverlapSummary analyzeOverlap(const ProcessTimeline& t);
+
+}  // namespace sl::runtime

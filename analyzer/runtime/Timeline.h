@@ -1,0 +1,83 @@
+// One process's run on one clock: the CUDA calls of every host thread and the kernels, copies and
+// sets the GPU ran (CUPTI), joined by correlation id, with source locations resolved. Built from a
+// ProcessLog; read by the overlap analysis (Overlap.h), the pairing with static findings
+// (Pairing.h) and the HTML / Perfetto writers. All times are host CLOCK_MONOTONIC nanoseconds.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/LogReader.h"
+
+namespace sl::runtime {
+
+class Symbolizer;
+
+// Where a call came from: the user's Python line, or a native file:line (or module+offset).
+struct SourceLoc {
+  std::string path;
+  uint32_t line = 0;  // 0 when only a module is known
+  std::string function;
+  bool python = false;
+  bool operator==(const SourceLoc& o) const { return path == o.path && line == o.line; }
+};
+
+struct HostCall {
+  uint32_t tid = 0;
+  slog::Api api{};
+  uint64_t enterNs = 0, exitNs = 0;
+  uint64_t stream = 0;  // the stream handle passed; 0 = legacy default stream
+  uint64_t a0 = 0, a2 = 0;  // event / pointer, bytes (see slog::ApiRecord)
+  int32_t ret = 0;
+  int loc = -1;         // index into ProcessTimeline::locations; -1 = unknown
+  // Calls on threads that run no Python (autograd's device threads, NCCL, driver threads): the
+  // Python line the process's Python thread last issued a CUDA call from before this call. For
+  // backward kernels that is the `backward()` line (it queues the gradient seed first).
+  int attributedLoc = -1;
+  bool blocking = false;  // a class that makes the host wait (sync, alloc, free, blocking copy...)
+  uint64_t blockedNs() const { return exitNs > enterNs ? exitNs - enterNs : 0; }
+};
+
+struct GpuOp {
+  slog::ActivityKind kind{};
+  uint8_t copyKind = 0;  // CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP
+  uint32_t device = 0, stream = 0;  // CUPTI device and stream ids
+  uint64_t startNs = 0, endNs = 0;
+  uint64_t bytes = 0;
+  std::string name;  // kernel name, or "copy HtoD" / "memset"
+  int call = -1;     // index into ProcessTimeline::calls of the call that queued it; -1 unknown
+};
+
+struct StreamInfo {
+  uint32_t device = 0, id = 0;  // CUPTI ids
+  uint64_t handle = 0;          // the cudaStream_t seen in the launching calls
+  bool handleKnown = false;
+  bool legacyDefault = false;   // handle 0 or cudaStreamLegacy: serializes with blocking streams
+  uint64_t busyNs = 0;          // union of its ops' intervals
+  uint64_t firstNs = 0, lastNs = 0;
+  size_t kernels = 0, copies = 0, sets = 0;
+  std::string label() const;    // "default stream (7)" / "stream 13"
+};
+
+struct ProcessTimeline {
+  std::string logPath, host, exe;
+  uint64_t pid = 0;
+  int rank = -1;
+  bool gpuTiming = false;   // CUPTI records present (and converted to the host clock)
+  uint64_t beginNs = 0, endNs = 0;  // first and last event of either kind
+  std::vector<SourceLoc> locations;
+  std::vector<HostCall> calls;    // by enter time
+  std::vector<GpuOp> ops;         // by start time
+  std::vector<StreamInfo> streams;  // by (device, id)
+  std::vector<uint32_t> pythonThreads;  // threads that issued at least one call from Python
+
+  const StreamInfo* stream(uint32_t device, uint32_t id) const;
+  // The location a call is reported at: its own, else the attributed Python line.
+  int reportLoc(const HostCall& c) const { return c.loc >= 0 ? c.loc : c.attributedLoc; }
+};
+
+// `log` must have been read with all API records and activities kept. Native locations go through
+// `sym` (batched: one addr2line per module).
+ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym);
+
+}  // namespace sl::runtime
