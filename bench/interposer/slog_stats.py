@@ -1,7 +1,8 @@
 """Counts in .slog logs for benchmarks and GPU checks (the analyzer's C++ reader is the real one;
 this reads only what the benchmark scripts need). Usage:
     slog_stats.py LOG_OR_DIR [--window T0 T1]   -> JSON: API counts (successful calls), launches,
-                                                  GPU activity counts, trailer fields."""
+                                                  GPU activity counts (kernels_named: with a name; anchored: with the launching call's id),
+                                                  trailer fields."""
 import json
 import os
 import struct
@@ -52,6 +53,10 @@ def read(path, window):
                 kind = data[p + 4]
                 k = {1: "kernels", 2: "memcpy", 3: "memset"}.get(kind, "other")
                 out["activities"][k] = out["activities"].get(k, 0) + 1
+                if kind == 1 and struct.unpack_from("<I", data, p + 52)[0]:
+                    out["activities"]["kernels_named"] = out["activities"].get("kernels_named", 0) + 1
+                if struct.unpack_from("<Q", data, p + 24)[0]:
+                    out["activities"]["anchored"] = out["activities"].get("anchored", 0) + 1
             elif rtype == 5:
                 sid, slen = struct.unpack_from("<II", data, p + 4)
                 strings[sid] = data[p + 12:p + 12 + slen].decode(errors="replace")

@@ -4,8 +4,8 @@
 // starts) we flush what we have, switch our kinds off and yield for the rest of the process:
 // the user's profiler gets CUPTI exactly as if we were absent, and the log says when timing ended.
 //
-// GPU records are tied to API records through CUPTI external correlation ids: around each call
-// that issues GPU work we push ApiRecord::corr (kind CUSTOM2, which Kineto does not use).
+// GPU records are tied to API records through CUPTI external correlation ids: around each copy and
+// set and every 64th launch we push ApiRecord::corr (kind CUSTOM2, which Kineto does not use).
 #include <cupti.h>
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -22,10 +22,11 @@
 namespace sl::ip {
 
 std::atomic<bool> g_cuptiCorrelate{false};
+Knobs g_knobs;
 
 namespace {
 
-constexpr size_t kBufBytes = 2 << 20;
+size_t g_bufBytes = 2 << 20;
 std::atomic<int> g_started{0};  // 0 not yet, 1 starting/started
 std::atomic<bool> g_active{false};
 std::atomic<bool> g_othersOwn{false};  // someone else registered activity callbacks
@@ -41,14 +42,35 @@ struct Api {
   CUptiResult (*pop)(CUpti_ExternalCorrelationKind, uint64_t*);
   CUptiResult (*timestamp)(uint64_t*);
   CUptiResult (*resultString)(CUptiResult, const char**);
+  CUptiResult (*setAttribute)(CUpti_ActivityAttribute, size_t*, void*);
+  CUptiResult (*flushPeriod)(uint32_t);
 } g_api;
 
 constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                          CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+unsigned g_kindMask = 0xf;  // experiment knob: which of kKinds are enabled
+
+CUptiResult enableKinds() {
+  CUptiResult r = CUPTI_SUCCESS;
+  for (size_t i = 0; r == CUPTI_SUCCESS && i < std::size(kKinds); ++i)
+    if (g_kindMask & (1u << i)) r = g_api.enable(kKinds[i]);
+  return r;
+}
 
 std::mutex g_mu;  // guards the maps below; CUPTI delivers buffers from its own thread
 std::unordered_map<uint32_t, uint64_t> g_extByCorr;
 std::unordered_map<std::string, uint32_t> g_names;
+// CUPTI shares one name string among all records of a kernel: look the pointer up first, so a
+// record costs no string hashing (the text map catches a second pointer to the same name).
+std::unordered_map<const char*, uint32_t> g_namePtrs;
+
+// Activity buffers are reused: a buffer comes back zeroed by the thread that delivered it
+// (CUPTI's worker), so CUPTI need not clear it on the launching thread
+// (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER) and its pages are already mapped.
+std::mutex g_poolMu;
+std::vector<uint8_t*> g_pool;
+constexpr size_t kPoolKeep = 4;
+std::atomic<bool> g_usePool{true};  // off once a profiler takes CUPTI (and as an experiment)
 
 void* openCupti() {
   // Prefer the copy already in the process (torch's, via its RPATH): two CUPTIs must not mix.
@@ -74,8 +96,10 @@ void writeClock() {
 
 uint32_t internName(const char* name) {  // caller holds g_mu
   if (!name) return 0;
+  if (auto p = g_namePtrs.find(name); p != g_namePtrs.end()) return p->second;
+  if (g_namePtrs.size() > 100000) g_namePtrs.clear();  // bound: names are few, pointers too
   auto [it, fresh] = g_names.try_emplace(name, 0);
-  if (!fresh) return it->second;
+  if (!fresh) return g_namePtrs[name] = it->second;
   it->second = nextStringId();
   size_t len = strnlen(name, 4000);
   std::vector<char> buf(slog::align8(sizeof(slog::StringRecord) + len), 0);
@@ -85,37 +109,68 @@ uint32_t internName(const char* name) {  // caller holds g_mu
   r->len = uint32_t(len);
   memcpy(buf.data() + sizeof *r, name, len);
   writeDirect(buf.data(), buf.size());
-  return it->second;
+  return g_namePtrs[name] = it->second;
 }
+
+size_t g_poolBytes = 0;  // size of the pooled buffers (g_bufBytes may change: experiments)
 
 void CUPTIAPI bufferRequested(uint8_t** buf, size_t* size, size_t* maxRecords) {
   *maxRecords = 0;
-  if (!underCap(kBufBytes)) {  // at the memory cap CUPTI drops (and counts) instead
+  size_t want = g_bufBytes;
+  if (g_usePool) {
+    std::lock_guard<std::mutex> lock(g_poolMu);
+    if (!g_pool.empty() && g_poolBytes == want) {  // pooled buffers are counted already
+      *buf = g_pool.back();
+      g_pool.pop_back();
+      *size = want;
+      return;
+    }
+  }
+  if (!underCap(want)) {  // at the memory cap CUPTI drops (and counts) instead
     *buf = nullptr;
     *size = 0;
     return;
   }
-  *buf = static_cast<uint8_t*>(aligned_alloc(8, kBufBytes));
-  *size = *buf ? kBufBytes : 0;
-  if (*buf) noteBytes(int64_t(kBufBytes));
+  // calloc: fresh pages are zero, as CUPTI is told (ZEROED_OUT) when pooling.
+  *buf = static_cast<uint8_t*>(g_usePool ? calloc(1, want) : aligned_alloc(8, want));
+  *size = *buf ? want : 0;
+  if (*buf) noteBytes(int64_t(want));
 }
 
-void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t* buf, size_t, size_t valid) {
-  std::vector<slog::ActivityRecord> out;
+void releaseBuffer(uint8_t* buf, size_t size) {
+  if (g_usePool && size == g_bufBytes) {
+    memset(buf, 0, size);  // here, on the delivering thread, not on a launching one
+    std::lock_guard<std::mutex> lock(g_poolMu);
+    if (g_poolBytes != size) {
+      for (uint8_t* b : g_pool) { free(b); noteBytes(-int64_t(g_poolBytes)); }
+      g_pool.clear();
+      g_poolBytes = size;
+    }
+    if (g_pool.size() < kPoolKeep) { g_pool.push_back(buf); return; }
+  }
+  free(buf);
+  noteBytes(-int64_t(size));
+}
+
+void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t* buf, size_t bufSize, size_t valid) {
+  static thread_local std::vector<slog::ActivityRecord> out;
+  out.clear();
   {
     std::lock_guard<std::mutex> lock(g_mu);
     CUpti_Activity* rec = nullptr;
+    // External ids first, in case CUPTI writes one after the GPU record it names.
+    while (g_api.nextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
+      if (rec->kind != CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) continue;
+      auto* e = reinterpret_cast<CUpti_ActivityExternalCorrelation*>(rec);
+      if (e->externalKind != CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2) continue;
+      if (g_extByCorr.size() > (1u << 20)) g_extByCorr.clear();  // bound unmatched ids
+      g_extByCorr[e->correlationId] = e->externalId;
+    }
+    rec = nullptr;
     while (g_api.nextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
       slog::ActivityRecord a{};
       a.h = {slog::RecType::Activity, sizeof a};
       switch (rec->kind) {
-        case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
-          auto* e = reinterpret_cast<CUpti_ActivityExternalCorrelation*>(rec);
-          if (e->externalKind != CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2) continue;
-          if (g_extByCorr.size() > (1u << 20)) g_extByCorr.clear();  // bound unmatched ids
-          g_extByCorr[e->correlationId] = e->externalId;
-          continue;
-        }
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: case CUPTI_ACTIVITY_KIND_KERNEL: {
           auto* k = reinterpret_cast<CUpti_ActivityKernel10*>(rec);
           a.kind = slog::ActivityKind::Kernel;
@@ -150,8 +205,7 @@ void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t* buf, si
   size_t dropped = 0;
   if (g_api.numDropped && g_api.numDropped(ctx, streamId, &dropped) == CUPTI_SUCCESS && dropped)
     addActivityDropped(dropped);
-  free(buf);
-  noteBytes(-int64_t(kBufBytes));
+  if (buf) releaseBuffer(buf, bufSize);
 }
 
 const char* errText(CUptiResult r) {
@@ -188,13 +242,21 @@ void start() {
   load(h, "cuptiActivityGetNumDroppedRecords", g_api.numDropped);
   load(h, "cuptiGetTimestamp", g_api.timestamp);
   load(h, "cuptiGetResultString", g_api.resultString);
+  load(h, "cuptiActivitySetAttribute", g_api.setAttribute);
+  load(h, "cuptiActivityFlushPeriod", g_api.flushPeriod);
+
   if (!ok) {
     notice("cupti", "this libcupti lacks the activity API: no GPU timing");
     setCuptiState(slog::CuptiState::Unavailable);
     return;
   }
+  if (g_usePool && g_api.setAttribute) {
+    uint8_t zeroed = 1;
+    size_t n = sizeof zeroed;
+    g_api.setAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &n, &zeroed);
+  }
   CUptiResult r = g_api.registerCallbacks(bufferRequested, bufferCompleted);
-  for (size_t i = 0; r == CUPTI_SUCCESS && i < std::size(kKinds); ++i) r = g_api.enable(kKinds[i]);
+  if (r == CUPTI_SUCCESS) r = enableKinds();
   if (r != CUPTI_SUCCESS) {
     notice("cupti", "CUPTI refused activity recording (error %d: %s): no GPU timing, host-side "
            "calls are still recorded", int(r), errText(r));
@@ -239,6 +301,20 @@ void cuptiStop(bool yielding) {
 
 void cuptiFinish() { cuptiStop(false); }
 
+// Before someone else registers buffer callbacks: their buffers are not zeroed (CUPTI must clear
+// them again) and our pooled buffers will not be asked for any more.
+void handOverSettings() {
+  if (g_api.setAttribute) {
+    uint8_t zeroed = 0;
+    size_t n = sizeof zeroed;
+    g_api.setAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &n, &zeroed);
+  }
+  std::lock_guard<std::mutex> lock(g_poolMu);
+  for (uint8_t* b : g_pool) { free(b); noteBytes(-int64_t(g_poolBytes)); }
+  g_pool.clear();
+  g_usePool.store(false);
+}
+
 std::atomic<bool> g_paused{false};
 
 }  // namespace sl::ip
@@ -254,8 +330,7 @@ SL_EXPORT int streamlint_recording(int mode) {
   bool wantGpu = mode == 1;
   if (g_othersOwn.load() || !g_api.enable) return wantGpu ? -1 : prev;
   if (wantGpu && !g_active.load() && g_started.load()) {
-    CUptiResult r = CUPTI_SUCCESS;
-    for (size_t i = 0; r == CUPTI_SUCCESS && i < std::size(kKinds); ++i) r = g_api.enable(kKinds[i]);
+    CUptiResult r = enableKinds();
     g_active.store(r == CUPTI_SUCCESS);
     g_cuptiCorrelate.store(r == CUPTI_SUCCESS);
   } else if (!wantGpu && g_active.exchange(false)) {
@@ -268,9 +343,29 @@ SL_EXPORT int streamlint_recording(int mode) {
   return prev;
 }
 
-namespace sl::ip {
-
-}  // namespace sl::ip
+#ifdef SL_KNOBS
+// Experiment switches for bench/interposer/knobs_ab.py (not in regular builds). Returns 0, or
+// the CUPTI result of the action.
+SL_EXPORT long streamlint_tune(int key, long value) {
+  using namespace sl::ip;
+  switch (key) {
+    case 0: g_knobs.python = value != 0; return 0;
+    case 1: g_tscClock = value != 0; return 0;
+    case 2: g_knobs.names = value != 0; return 0;
+    case 3: g_knobs.anchors = value != 0; if (value > 0) g_knobs.anchorMask = uint64_t(value) - 1; return 0;
+    case 4: g_kindMask = unsigned(value); return 0;  // applies at the next enable
+    case 5: {
+      g_usePool.store(value != 0);
+      uint8_t zeroed = value != 0 ? 1 : 0;
+      size_t n = sizeof zeroed;
+      return g_api.setAttribute ? g_api.setAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &n, &zeroed) : -1;
+    }
+    case 6: g_bufBytes = size_t(value) << 10; return 0;
+    case 7: return g_api.flushPeriod ? g_api.flushPeriod(uint32_t(value)) : -1;
+  }
+  return -1;
+}
+#endif
 
 // Interposed so that we notice a profiler taking CUPTI (see the top of this file).
 SL_EXPORT CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
@@ -282,6 +377,7 @@ SL_EXPORT CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallb
     notice("cupti-yield", "a profiler took CUPTI (torch.profiler?): streamlint's GPU timing stops "
            "here so that the profiler gets every event; host-side recording continues");
   }
+  handOverSettings();
   using Fn = CUptiResult(CUPTIAPI*)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
   auto real = reinterpret_cast<Fn>(realDlsym(RTLD_NEXT, "cuptiActivityRegisterCallbacks"));
   if (!real) real = g_api.registerCallbacks;

@@ -34,6 +34,15 @@ void cuptiPop();
 inline constexpr uint64_t kAnchorEvery = 64;
 extern std::atomic<bool> g_paused;  // streamlint_recording(0): hooks pass straight through
 
+// Experiment switches, set through streamlint_tune() in SL_KNOBS builds (bench/interposer).
+struct Knobs {
+  bool python = true;                    // Python line capture
+  bool names = true;                     // kernel name lookup
+  uint64_t anchorMask = kAnchorEvery - 1;  // launches push a CUPTI id when (corr & mask) == 0
+  bool anchors = true;
+};
+extern Knobs g_knobs;
+
 uint32_t kernelNameId(ThreadState* ts, slog::Api api, const void* handle);
 void noteResult(slog::Api api, int rc);
 
@@ -61,11 +70,12 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
   // doubled the recorder's cost on launch-bound loops, and kernels between two anchors are in
   // launch order (CUPTI correlation ids are monotonic), so they can be matched offline.
   bool pushed = issuesGpuWork(cls) && g_cuptiCorrelate.load(std::memory_order_relaxed) &&
-                (cls != slog::ApiClass::Launch || corr % kAnchorEvery == 0);
+                (cls != slog::ApiClass::Launch || (g_knobs.anchors && (corr & g_knobs.anchorMask) == 0));
   if (pushed) cuptiPush(corr);
-  uint64_t t0 = nowNs();
+  bool tsc = g_tscClock;
+  uint64_t t0 = tsc ? __rdtsc() : nowNs();
   auto rc = real(args...);
-  uint64_t t1 = nowNs();
+  uint64_t t1 = tsc ? __rdtsc() : nowNs();
   if (pushed) cuptiPop();
   void* frames[slog::kMaxFrames + 1];
   int nf = 1;
@@ -79,15 +89,16 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
     }
   }
   uint32_t pyCode = 0, pyOffset = 0;
-  bool py = capturePython(ts, pyCode, pyOffset);
+  bool py = g_knobs.python && capturePython(ts, pyCode, pyOffset);
   // Before reserving the record: a first-seen kernel emits its String record into the ring.
-  uint32_t nameId = kernel ? kernelNameId(ts, api, kernel) : 0;
+  uint32_t nameId = kernel && g_knobs.names ? kernelNameId(ts, api, kernel) : 0;
   size_t bytes = sizeof(slog::ApiRecord) + sizeof(uint64_t) * nf;
   if (char* p = reserve(ts, bytes)) {
     auto* r = new (p) slog::ApiRecord{};
     r->h = {slog::RecType::Api, uint16_t(bytes)};
     r->api = api;
-    r->flags = uint8_t(flags | (py ? slog::kHasPython : 0) | (pushed ? slog::kCorrelated : 0));
+    r->flags = uint8_t(flags | (py ? slog::kHasPython : 0) | (pushed ? slog::kCorrelated : 0) |
+                       (tsc ? kTscTimes : 0));
     r->nframes = uint8_t(nf);
     r->tEnter = t0;
     r->tExit = t1;

@@ -32,6 +32,7 @@
 namespace sl::ip {
 
 std::atomic<uint64_t> g_generation{1};
+bool g_tscClock = false;
 __thread ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
 __thread int t_depth __attribute__((tls_model("initial-exec"))) = 0;
 
@@ -102,6 +103,66 @@ void writeChunk(uint32_t tid, const void* a, size_t na, const void* b, size_t nb
   writeAll(v, nb ? 3 : 2);
 }
 
+// ---- TSC -> CLOCK_MONOTONIC (hook times; see hookNow) ------------------------------------------
+// Pairs (tsc, mono) are taken by whoever drains, under the file lock. A record is converted from
+// the latest pair with the slope over the last 10-20 s, so NTP slewing of CLOCK_MONOTONIC is
+// followed and a record (drained within milliseconds of its call) is off by well under 1 us.
+struct TscPair { uint64_t tsc = 0, mono = 0; };
+struct TscCalib {
+  TscPair start, base, mid, last;
+  double nsPerTick = 0;
+} g_calib;
+
+TscPair tscPair() {
+  TscPair best;
+  uint64_t bestSpan = ~0ull;
+  for (int i = 0; i < 3; ++i) {  // the tightest bracket of three
+    uint64_t a = __rdtsc();
+    uint64_t m = nowNs();
+    uint64_t b = __rdtsc();
+    if (b - a < bestSpan) { bestSpan = b - a; best = {a + (b - a) / 2, m}; }
+  }
+  return best;
+}
+
+// Caller holds the file lock (or is the only thread left).
+void calibrateLocked() {
+  TscPair now = tscPair();
+  TscCalib& c = g_calib;
+  if (c.start.tsc == 0) { c.start = c.base = c.mid = c.last = now; return; }
+  if (now.tsc - c.base.tsc < 1000 && c.nsPerTick == 0) {  // too close to the first pair
+    timespec t{0, 200 * 1000};
+    nanosleep(&t, nullptr);
+    now = tscPair();
+  }
+  if (now.mono - c.mid.mono > 10ull * 1000 * 1000 * 1000) { c.base = c.mid; c.mid = now; }
+  if (now.tsc > c.base.tsc && now.mono > c.base.mono)
+    c.nsPerTick = double(now.mono - c.base.mono) / double(now.tsc - c.base.tsc);
+  c.last = now;
+}
+
+inline uint64_t tscToMono(uint64_t tsc) {
+  const TscCalib& c = g_calib;
+  return uint64_t(int64_t(c.last.mono) + int64_t(double(int64_t(tsc - c.last.tsc)) * c.nsPerTick));
+}
+
+// Converts the TSC-stamped API records among [p, p + n) in place (whole records only).
+void convertTimes(char* p, uint64_t n) {
+  for (uint64_t off = 0; off + sizeof(slog::RecHeader) <= n;) {
+    auto* h = reinterpret_cast<slog::RecHeader*>(p + off);
+    if (h->bytes < sizeof(slog::RecHeader) || off + h->bytes > n) return;  // never happens
+    if (h->type == slog::RecType::Api && h->bytes >= sizeof(slog::ApiRecord)) {
+      auto* r = reinterpret_cast<slog::ApiRecord*>(h);
+      if (r->flags & kTscTimes) {
+        r->tEnter = tscToMono(r->tEnter);
+        r->tExit = tscToMono(r->tExit);
+        r->flags = uint8_t(r->flags & ~kTscTimes);
+      }
+    }
+    off += h->bytes;
+  }
+}
+
 // Moves one ring's committed records to the file. Caller holds the file lock.
 uint64_t drainOne(ThreadState* ts) {
   uint64_t head = ts->head.load(std::memory_order_acquire);
@@ -111,6 +172,10 @@ uint64_t drainOne(ThreadState* ts) {
     uint64_t off = tail & (ts->ringBytes - 1);
     uint64_t n = head - tail;
     uint64_t first = n < ts->ringBytes - off ? n : ts->ringBytes - off;
+    // [tail, head) is ours until tail moves: convert hook times there, before they are written.
+    calibrateLocked();
+    convertTimes(ts->ring + off, first);
+    convertTimes(ts->ring, n - first);
     writeChunk(ts->tid, ts->ring + off, first, ts->ring, n - first);
     tail = head;
     ts->tail.store(tail, std::memory_order_release);
@@ -278,7 +343,30 @@ uint64_t envBytes(const char* name, uint64_t def, uint64_t unit) {
   return n ? n * unit : def;
 }
 
+// The TSC serves as the hook clock only when it is invariant (CPUID 0x80000007 EDX bit 8: constant
+// rate, runs in every C-state), so that ticks map linearly to CLOCK_MONOTONIC, and when the
+// kernel keeps time with it (clock source tsc, or kvm-clock, which scales the host's TSC): a
+// kernel that switched away from the TSC found it unstable or unsynchronized across CPUs.
+bool tscUsable() {
+  unsigned a, b, c, d;
+  __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0x80000000u), "c"(0));
+  if (a < 0x80000007u) return false;
+  __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0x80000007u), "c"(0));
+  if (!((d >> 8) & 1)) return false;
+  char src[32] = {0};
+  int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  ssize_t n = read(fd, src, sizeof src - 1);
+  close(fd);
+  if (n <= 0) return false;
+  return strncmp(src, "tsc\n", 4) == 0 || strncmp(src, "kvm-clock\n", 10) == 0;
+}
+
 void readConfig() {
+  const char* clk = getenv("SL_CLOCK");
+  g_tscClock = clk && strcmp(clk, "tsc") == 0 ? true
+               : clk && strcmp(clk, "mono") == 0 ? false
+                                                 : tscUsable();
   if (const char* d = getenv("SL_OUT_DIR"); d && *d) snprintf(g_outDir, sizeof g_outDir, "%s", d);
   g_capBytes = envBytes("SL_MAX_MB", 64ull << 20, 1ull << 20);
   uint64_t ring = envBytes("SL_RING_KB", 1024ull << 10, 1ull << 10);
@@ -396,6 +484,7 @@ void ensureStarted() {
     g_state.store(State::Off);
     return;
   }
+  calibrateLocked();  // the first (tsc, mono) pair, before any hook stamps a record
   g_state.store(State::On, std::memory_order_release);
   startWriter();
 }

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <ctime>
+#include <x86intrin.h>
 
 #include "streamlint/LogFormat.h"
 
@@ -16,9 +17,17 @@ namespace sl::ip {
 
 inline uint64_t nowNs() {
   timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);  // vDSO: no syscall
+  clock_gettime(CLOCK_MONOTONIC, &ts);  // vDSO when the clock source allows it, else a syscall
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
+
+// Hook timestamps. With an invariant TSC the hooks read the time stamp counter (a few ns, where
+// clock_gettime can be a system call in a VM) and mark the record; whoever moves the record from
+// the ring to the file converts it to CLOCK_MONOTONIC first (Recorder.cpp), so the log format
+// does not change. g_tscClock is chosen once at start (SL_CLOCK=mono|tsc overrides).
+extern bool g_tscClock;
+inline constexpr uint8_t kTscTimes = 0x80;  // ring-internal ApiRecord flag, cleared on the way out
+inline uint64_t hookNow() { return g_tscClock ? __rdtsc() : nowNs(); }
 
 struct CodeCacheEntry {
   const void* code = nullptr;
@@ -83,7 +92,8 @@ inline char* reserve(ThreadState* ts, size_t bytes) {
   return ts->ring + off;
 }
 inline void commit(ThreadState* ts, size_t bytes) {
-  ts->records.fetch_add(1, std::memory_order_relaxed);
+  // Only the owning thread writes `records`: a plain increment, no locked instruction.
+  ts->records.store(ts->records.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   ts->head.store(ts->head.load(std::memory_order_relaxed) + bytes, std::memory_order_release);
 }
 

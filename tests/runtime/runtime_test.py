@@ -274,6 +274,13 @@ def fixture_profiler(tmp):
     check("yielded to a profiler" in p.stderr, f"the yield must be reported: {p.stderr}")
 
 
+def fixture_injection(tmp):
+    """A torch program recorded on the H200 through CUDA_INJECTION64_PATH: GPU activity only
+    (11 kernels and a copy), no host calls."""
+    p = report(os.path.join(FIXTURES, "h200-injection.slog"))
+    check("0 CUDA calls, 12 GPU activity records" in p.stderr, f"activity-only log: {p.stderr}")
+
+
 # --- GPU scenarios (ctest label gpu) -------------------------------------------------------------
 def have_gpu():
     if shutil.which("nvidia-smi") is None:
@@ -302,9 +309,25 @@ def gpu_profiler(tmp):
     check(plain == under and not plain.endswith(" 0"), f"profiler events: alone '{plain}', under streamlint '{under}'")
 
 
+def gpu_injection(tmp):
+    """Loaded by the driver through CUDA_INJECTION64_PATH (no LD_PRELOAD), the library records the
+    GPU activity of a torch program: one kernel per op at least."""
+    if not have_gpu():
+        return SKIP
+    prog = ("import torch\nx = torch.ones(1 << 20, device='cuda')\nfor _ in range(10):\n    x = x * 1.0001\n"
+            "torch.cuda.synchronize()\nprint(float(x[0]))")
+    p = run([sys.executable, "-c", prog], env={"CUDA_INJECTION64_PATH": A.lib, "SL_OUT_DIR": tmp})
+    check("CUDA_INJECTION64_PATH" in p.stderr, f"no injection notice: {p.stderr}")
+    check(len(logs_in(tmp)) == 1, f"one log expected: {os.listdir(tmp)}")
+    q = report(tmp)
+    m = re.search(r"(\d+) GPU activity records", q.stderr)
+    check(m and int(m.group(1)) >= 11, f"GPU activity of 11 ops expected:\n{q.stderr}")
+
+
 SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, sarif, exit_codes, damaged_logs, fork_child,
                                      sigterm, python_fork, threads, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, fixture_timing,
-                                     fixture_driver_level, fixture_profiler, gpu_timing, gpu_profiler]}
+                                     fixture_driver_level, fixture_profiler, fixture_injection, gpu_timing, gpu_profiler,
+                                     gpu_injection]}
 
 
 def main():
