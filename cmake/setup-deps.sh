@@ -16,6 +16,11 @@ for p in libtree-sitter-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev 
          libbenchmark-dev python3-jsonschema llvm-19-dev libclang-19-dev clang-19 libclang-cpp19-dev; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$p")
 done
+# Headless browser for the HTML report's test (tests/report): any Chromium or Chrome will do.
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 &&
+   ! command -v google-chrome >/dev/null 2>&1; then
+  need_pkgs+=(chromium)
+fi
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   echo "setup: installing ${need_pkgs[*]}"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
