@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -171,11 +172,25 @@ CheckResult runCheck(const CheckOptions& opts) {
     bool analysed = false;
   };
   std::vector<Slot> slots(inputs.python.size());
+  // Biggest files first, so that no worker starts a large file when the others are done.
+  std::vector<size_t> order(slots.size());
+  {
+    std::vector<uintmax_t> size(slots.size());
+    for (size_t i = 0; i < slots.size(); ++i) {
+      std::error_code ec;
+      size[i] = std::filesystem::file_size(inputs.python[i], ec);
+      order[i] = i;
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return size[a] > size[b]; });
+  }
+  const char* noPrefilter = std::getenv("STREAMLINT_NO_PREFILTER");
+  const bool prefilter = opts.prefilter && !opts.dumpModel && !(noPrefilter && *noPrefilter);
   std::atomic<size_t> next{0}, done{0};
   unsigned jobs = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = std::min<unsigned>(jobs, std::max<size_t>(1, slots.size()));
   auto worker = [&] {
-    for (size_t i; (i = next++) < slots.size();) {
+    for (size_t n; (n = next++) < slots.size();) {
+      const size_t i = order[n];
       Slot& s = slots[i];
       std::string err;
       auto file = SourceFile::load(inputs.python[i], err);
@@ -184,7 +199,7 @@ CheckResult runCheck(const CheckOptions& opts) {
       } else {
         s.bytes = file->text().size();
         const Config& cfg = *pyConfigs[i];
-        model::Module m = py::lowerPython(*file, s.diagnostics, cfg.knowledge);
+        model::Module m = py::lowerPython(*file, s.diagnostics, cfg.knowledge, prefilter);
         judge(m, &*file, rules, cfg, opts, s.findings);
         if (opts.dumpModel) s.dump = "# " + m.path + "\n" + model::dump(m);
         s.analysed = true;

@@ -20,6 +20,10 @@ struct CheckOptions {
   bool progress = false;            // a progress line on stderr
   std::string configFile;           // --config: this file for every input; "" = found upwards
   bool reportUnusedSuppressions = false;
+  // Python: parse only code that can matter to a rule (python/PyPrefilter.h). Same findings;
+  // syntax errors in skipped code go unreported. Off with --dump-model, or when the
+  // environment sets STREAMLINT_NO_PREFILTER (to compare both ways: bench/python).
+  bool prefilter = true;
 };
 
 struct CheckResult {

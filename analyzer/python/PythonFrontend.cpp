@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "python/PyLowering.h"
+#include "python/PyPrefilter.h"
 
 extern "C" const TSLanguage* tree_sitter_python(void);
 
@@ -133,13 +134,33 @@ class ModuleLowering {
 }  // namespace
 
 model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnostics,
-                          const ProjectKnowledge& knowledge) {
+                          const ProjectKnowledge& knowledge, bool prefilter) {
   model::Module m;
   m.path = file.path();
   m.lang = model::Lang::Python;
+  const std::string& t = file.text();
+  // Evidence needs torch (tensors, streams): a module that never names torch or cuda cannot
+  // produce a finding, so it is not lowered (only parsed for its diagnostics). Configured
+  // helpers (stream wrappers, sync/backward functions) are evidence too.
+  const bool lowered =
+      t.find("torch") != std::string::npos || t.find("cuda") != std::string::npos || !knowledge.empty();
+  ParsePlan plan = prefilter ? planParse(t, knowledge, lowered) : ParsePlan{};
+  if (plan.mode == ParsePlan::Mode::Skip) return m;
   TSParser* parser = threadParser();
-  std::unique_ptr<TSTree, TreeDeleter> tree(
-      ts_parser_parse_string(parser, nullptr, file.text().data(), uint32_t(file.text().size())));
+  auto parse = [&] {
+    return std::unique_ptr<TSTree, TreeDeleter>(
+        ts_parser_parse_string(parser, nullptr, t.data(), uint32_t(t.size())));
+  };
+  std::unique_ptr<TSTree, TreeDeleter> tree;
+  if (plan.mode == ParsePlan::Mode::Ranges &&
+      ts_parser_set_included_ranges(parser, plan.ranges.data(), uint32_t(plan.ranges.size()))) {
+    tree = parse();
+    ts_parser_set_included_ranges(parser, nullptr, 0);  // back to whole documents
+    // An error in the kept parts: parse it all again, so the diagnostic and the recovery
+    // are exactly those of a whole-file parse.
+    if (tree && ts_node_has_error(ts_tree_root_node(tree.get()))) tree.reset();
+  }
+  if (!tree) tree = parse();
   if (!tree) {
     diagnostics.push_back({"parse-error", Severity::Error, file.path(), {}, "could not parse file", {}, {}});
     return m;
@@ -161,12 +182,7 @@ model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnost
     d.message += "; analysed the parts that parsed";
     diagnostics.push_back(std::move(d));
   }
-  // Evidence needs torch (tensors, streams): a module that never names torch or cuda cannot
-  // produce a finding, so it is parsed (for its diagnostics) but not lowered.
-  const std::string& t = file.text();
-  // Configured helpers (stream wrappers, sync/backward functions) are evidence too.
-  if (t.find("torch") != std::string::npos || t.find("cuda") != std::string::npos || !knowledge.empty())
-    ModuleLowering(file, m, knowledge).run(root);
+  if (lowered) ModuleLowering(file, m, knowledge).run(root);
   return m;
 }
 

@@ -1,0 +1,694 @@
+// The prefilter (see PyPrefilter.h). Why its conditions are sound, from the frontend's side
+// (PyExpr.cpp, PyCalls.cpp, PyLowering.cpp) and the rules' side:
+//
+// Units are top-level functions, top-level classes ("shells": the class minus its methods,
+// which the frontend lowers only for nested classes) and the methods of top-level classes.
+// A unit's lowering reads only its own text plus: import aliases (module-level ones and those
+// of units lowered earlier), module globals (lowered from module-level code, always kept),
+// `self.` facts of methods lowered earlier, and the names of the module's functions (Call
+// events). Every fact the frontend derives starts from evidence whose spelling is visible:
+//   * torch/time APIs reached through an import alias (the alias or an attribute name shows);
+//   * a `Tensor` parameter annotation (a `def` line);
+//   * a CUDA device: a string holding "cuda", an integer device (`device=0`, `.to(0)`,
+//     `device(0)`), `torch.cuda.*`;
+//   * `wait_stream` / `wait_event` on anything; project-configured helpers (their last name).
+// Every rule needs, in the function it reports in, one of: a side-stream region or stream or
+// event API (SL1xx, SL2xx, SL301, SL303, SL401, SL602), a non_blocking copy (SL202-SL304), two
+// clock reads (SL501), or an implicit sync inside a loop (SL302), which needs a CUDA value,
+// hence CUDA evidence ("cuda", an integer device, a Tensor annotation) in that function, or a
+// global/attribute that carries a fact. So a unit is a *root* when it names a stream/event/
+// clock word, a configured helper, an alias imported on a line naming those, or an
+// "interesting" global/attribute (one assigned on a line that mentions any evidence, tracked
+// to a fixpoint through local variables), or has a loop together with CUDA evidence.
+// Everything a kept unit's lowering reads is kept too: callees (by name, transitively from
+// roots: their summaries feed SL203/SL301/SL401/SL501), units that assign a `self.X` the kept
+// unit uses, and units whose imports bind a name the kept unit uses. Module-level code is
+// always kept. Over-approximation is everywhere (words are matched in strings and comments
+// too, a name counts whatever it refers to).
+#include "python/PyPrefilter.h"
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+
+namespace sl::py {
+namespace {
+
+bool identChar(unsigned char c) {
+  return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c >= 0x80;
+}
+bool isDigit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+struct Line {       // one logical line (brackets, strings, continuations joined)
+  uint32_t begin;   // start of its first physical line (column 0)
+  uint32_t code;    // its first non-blank byte
+  uint32_t end;     // one past its last newline (or the end of the file)
+  uint32_t row;     // 0-based row of `begin`
+  uint32_t endRow;  // row of `end`
+  int owner;        // unit index; -1 = module-level code
+  uint32_t occBegin = 0, occEnd = 0;  // its identifiers in Planner::occ_
+  bool imports = false, self = false, cudaShape = false;
+};
+
+struct Occ {  // one identifier occurrence
+  uint32_t id, begin, end;
+  bool attr;  // written `self.<it>`
+};
+
+// Skips the string literal starting at the quote s[i]; false when it does not end.
+bool skipString(std::string_view s, size_t& i, uint32_t& row) {
+  const size_t n = s.size();
+  const char q = s[i];
+  const bool triple = i + 2 < n && s[i + 1] == q && s[i + 2] == q;
+  i += triple ? 3 : 1;
+  while (i < n) {
+    const char c = s[i];
+    if (c == '\\') {
+      if (i + 1 < n && s[i + 1] == '\n') ++row;
+      i += 2;
+    } else if (c == '\n') {
+      if (!triple) return false;
+      ++row, ++i;
+    } else if (c == q && (!triple || (i + 2 < n && s[i + 1] == q && s[i + 2] == q))) {
+      i += triple ? 3 : 1;
+      return true;
+    } else {
+      ++i;
+    }
+  }
+  return false;
+}
+
+std::string_view wordAt(std::string_view s, size_t i) {
+  size_t e = i;
+  while (e < s.size() && identChar(static_cast<unsigned char>(s[e]))) ++e;
+  return s.substr(i, e - i);
+}
+size_t skipBlanks(std::string_view s, size_t i) {
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\\' || s[i] == '\n' || s[i] == '\r')) ++i;
+  return i;
+}
+
+struct Unit {
+  uint32_t first = 0, last = 0;  // logical lines [first, last]
+  std::string_view name;
+  int cls = -1;            // a method's class unit
+  bool isClass = false;
+  bool isModule = false;   // the pseudo-unit of module-level code
+  // What its own lines mention (word ids, deduplicated).
+  std::vector<uint32_t> lines;         // its own logical lines
+  std::vector<uint32_t> words, attrs;  // attrs: X of `self.X`
+  bool loop = false, cudaShape = false;  // cudaShape: Tensor annotation or integer device
+  bool root = false, kept = false, callees = false;
+};
+
+class Planner {
+ public:
+  Planner(std::string_view s, const ProjectKnowledge& k) : s_(s), k_(k) {}
+
+  ParsePlan plan(bool lowered) {
+    ParsePlan p;
+    if (!scan(lowered) || !buildUnits()) return p;  // unsure: parse the whole file
+    if (!lowered) {
+      p.mode = ParsePlan::Mode::Skip;  // parsed only for diagnostics, and the scan saw none
+      return p;
+    }
+    collectFacts();
+    seedTriggers();
+    propagateInterest();
+    for (auto& u : units_) u.root = isRoot(u);
+    keepClosure();
+    return ranges();
+  }
+
+ private:
+  // ---- structure ------------------------------------------------------------------------
+  std::string_view firstWord(const Line& l, size_t* after = nullptr) const {
+    std::string_view w = wordAt(s_, l.code);
+    size_t e = l.code + w.size();
+    if (w == "async") {
+      size_t j = skipBlanks(s_, e);
+      w = wordAt(s_, j);
+      e = j + w.size();
+    }
+    if (after) *after = e;
+    return w;
+  }
+  uint32_t indent(const Line& l) const { return l.code - l.begin; }
+
+  // A decorated or plain def/class starting at logical line k (indent `ind`); returns the
+  // index of the def/class line, or -1 when line k starts something else.
+  long definitionAt(size_t k, uint32_t ind, bool& isClass, std::string_view& name, bool& broken) const {
+    size_t d = k;
+    while (d < lines_.size() && indent(lines_[d]) == ind && s_[lines_[d].code] == '@') ++d;
+    if (d >= lines_.size() || indent(lines_[d]) != ind) {
+      broken = d > k;
+      return -1;
+    }
+    size_t after = 0;
+    std::string_view w = firstWord(lines_[d], &after);
+    if (w != "def" && w != "class") {
+      broken = d > k;  // a decorator on something else
+      return -1;
+    }
+    isClass = w == "class";
+    name = wordAt(s_, skipBlanks(s_, after));
+    return long(d);
+  }
+
+  bool buildUnits() {
+    const size_t n = lines_.size();
+    for (size_t k = 0; k < n;) {
+      if (indent(lines_[k]) != 0) {
+        if (k == 0) return false;  // unexpected indent
+        ++k;                       // inside a module-level if/try/...: module-level code
+        continue;
+      }
+      bool isClass = false, broken = false;
+      std::string_view name;
+      long d = definitionAt(k, 0, isClass, name, broken);
+      if (broken) return false;
+      if (d < 0) {
+        ++k;
+        continue;
+      }
+      size_t end = size_t(d) + 1;
+      while (end < n && indent(lines_[end]) > 0) ++end;
+      int u = addUnit(k, end - 1, name, -1, isClass);
+      if (isClass && size_t(d) + 1 < end && !buildMethods(u, size_t(d) + 1, end)) return false;
+      k = end;
+    }
+    Unit mod;
+    mod.isModule = true;
+    units_.push_back(mod);
+    return true;
+  }
+
+  bool buildMethods(int cls, size_t from, size_t end) {
+    const uint32_t body = indent(lines_[from]);
+    for (size_t k = from; k < end;) {
+      uint32_t ind = indent(lines_[k]);
+      if (ind < body) return false;  // inconsistent dedent
+      bool isClass = false, broken = false;
+      std::string_view name;
+      long d = ind == body ? definitionAt(k, body, isClass, name, broken) : -1;
+      if (broken) return false;
+      size_t stop = (d < 0 ? k : size_t(d)) + 1;
+      while (stop < end && indent(lines_[stop]) > body) ++stop;
+      if (d >= 0 && !isClass) addUnit(k, stop - 1, name, cls, false);
+      k = stop;  // other statements (nested classes too) stay with the class shell
+    }
+    return true;
+  }
+
+  int addUnit(size_t first, size_t last, std::string_view name, int cls, bool isClass) {
+    Unit u;
+    u.first = uint32_t(first), u.last = uint32_t(last), u.name = name, u.cls = cls, u.isClass = isClass;
+    units_.push_back(u);
+    int idx = int(units_.size() - 1);
+    for (size_t k = first; k <= last; ++k) lines_[k].owner = idx;  // methods overwrite their class
+    return idx;
+  }
+
+  // ---- words ------------------------------------------------------------------------------
+  // Word ids: an open-addressing table over the file's distinct identifiers (std::unordered_map
+  // cost a third of the scan).
+  static uint64_t hashOf(std::string_view w) {
+    uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : w) h = (h ^ c) * 1099511628211ull;
+    return h;
+  }
+  uint32_t idOf(std::string_view w, uint64_t h) {
+    if (words_.size() * 2 >= slots_.size()) rehash();
+    size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      uint32_t e = slots_[i];
+      if (!e) {
+        words_.push_back(Word{w, h});
+        slots_[i] = uint32_t(words_.size());
+        return uint32_t(words_.size() - 1);
+      }
+      if (words_[e - 1].hash == h && words_[e - 1].text == w) return e - 1;
+    }
+  }
+  void rehash() {
+    slots_.assign(slots_.empty() ? 1024 : slots_.size() * 2, 0);
+    size_t mask = slots_.size() - 1;
+    for (size_t k = 0; k < words_.size(); ++k) {
+      size_t i = words_[k].hash & mask;
+      while (slots_[i]) i = (i + 1) & mask;
+      slots_[i] = uint32_t(k + 1);
+    }
+  }
+  int findId(std::string_view w) const {
+    if (slots_.empty()) return -1;
+    uint64_t h = hashOf(w);
+    size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      uint32_t e = slots_[i];
+      if (!e) return -1;
+      if (words_[e - 1].hash == h && words_[e - 1].text == w) return int(e - 1);
+    }
+  }
+
+  // Splits the file into logical lines (brackets, strings, backslash continuations joined;
+  // blank and comment-only lines belong to none) and records every identifier of code: not
+  // in comments; in f-strings all words (their interpolations are code); in other strings only
+  // "cuda" (the only string contents the frontend reads: device strings). With `lowered`
+  // false only the structure is checked. False when the scan is unsure of the structure: an
+  // unterminated string or bracket, a tab or form feed in indentation, a lone CR (tree-sitter
+  // and CPython count such indentation differently).
+  bool scan(bool lowered) {
+    const std::string_view s = s_;
+    for (const char* p = static_cast<const char*>(std::memchr(s.data(), '\r', s.size())); p;
+         p = static_cast<const char*>(std::memchr(p + 1, '\r', s.size() - size_t(p + 1 - s.data()))))
+      if (size_t(p + 1 - s.data()) >= s.size() || p[1] != '\n') return false;
+    const size_t n = s.size();
+    if (lowered) occ_.reserve(n / 8);
+    const uint32_t cudaId = lowered ? idOf("cuda", hashOf("cuda")) : 0;
+    size_t i = 0;
+    uint32_t row = 0;
+    while (i < n) {
+      const size_t begin = i;
+      const uint32_t beginRow = row;
+      while (i < n && s[i] == ' ') ++i;
+      if (i >= n) break;
+      const char c0 = s[i];
+      if (c0 == '\t' || c0 == '\f') return false;
+      if (c0 == '\n' || c0 == '\r') {
+        i = c0 == '\r' ? i + 2 : i + 1;
+        ++row;
+        continue;
+      }
+      if (c0 == '#') {
+        while (i < n && s[i] != '\n') ++i;
+        continue;
+      }
+      Line line{uint32_t(begin), uint32_t(i), 0, beginRow, 0, -1};
+      line.occBegin = uint32_t(occ_.size());
+      int depth = 0;
+      // `self` then `.`: the next word is an attribute of self.
+      enum { None, Self, SelfDot } selfState = None;
+      size_t wordEnd = SIZE_MAX;  // end of the last word (a string prefix ends where a quote starts)
+      std::string_view lastWord;
+      for (;;) {
+        if (i >= n) {
+          if (depth) return false;
+          break;
+        }
+        const unsigned char c = static_cast<unsigned char>(s[i]);
+        if (identChar(c)) {
+          size_t j = i;
+          uint64_t h = 1469598103934665603ull;
+          while (j < n && identChar(static_cast<unsigned char>(s[j]))) h = (h ^ static_cast<unsigned char>(s[j])) * 1099511628211ull, ++j;
+          if (lowered && !isDigit(c)) {
+            std::string_view w = s.substr(i, j - i);
+            occ_.push_back(Occ{idOf(w, h), uint32_t(i), uint32_t(j), selfState == SelfDot});
+            selfState = w == "self" ? Self : None;
+            lastWord = w;
+          } else {
+            selfState = None, lastWord = {};
+          }
+          wordEnd = i = j;
+          continue;
+        }
+        if (c == '\n') {
+          ++row, ++i;
+          if (depth == 0) break;
+          continue;
+        }
+        if (c == ' ' || c == '\r') {
+          ++i;
+          continue;
+        }
+        if (c == '#') {
+          while (i < n && s[i] != '\n') ++i;
+          continue;
+        }
+        if (c == '\\') {
+          if (i + 1 < n && s[i + 1] == '\n') ++row, i += 2;
+          else if (i + 2 < n && s[i + 1] == '\r' && s[i + 2] == '\n') ++row, i += 3;
+          else ++i;
+          continue;
+        }
+        if (c == '\'' || c == '"') {
+          bool fstring = false;
+          if (wordEnd == i && lastWord.size() <= 3)
+            for (char p : lastWord) fstring |= p == 'f' || p == 'F';
+          const size_t start = i;
+          if (!skipString(s, i, row)) return false;
+          if (lowered) {
+            std::string_view body = s.substr(start, i - start);
+            if (fstring) {
+              for (size_t k = start; k < i;) {
+                if (!identChar(static_cast<unsigned char>(s[k]))) { ++k; continue; }
+                size_t e = k;
+                uint64_t h = 1469598103934665603ull;
+                while (e < i && identChar(static_cast<unsigned char>(s[e]))) h = (h ^ static_cast<unsigned char>(s[e])) * 1099511628211ull, ++e;
+                if (!isDigit(static_cast<unsigned char>(s[k])))
+                  occ_.push_back(Occ{idOf(s.substr(k, e - k), h), uint32_t(k), uint32_t(e), false});
+                k = e;
+              }
+            } else if (body.find("cuda") != std::string_view::npos) {
+              occ_.push_back(Occ{cudaId, uint32_t(start), uint32_t(start), false});
+            }
+          }
+          selfState = None, lastWord = {};
+          continue;
+        }
+        if (c == '.' && selfState == Self) selfState = SelfDot;
+        else selfState = None;
+        lastWord = {};
+        if (c == '(' || c == '[' || c == '{') ++depth;
+        else if ((c == ')' || c == ']' || c == '}') && --depth < 0) return false;
+        ++i;
+      }
+      line.end = uint32_t(i), line.endRow = row;
+      line.occEnd = uint32_t(occ_.size());
+      lines_.push_back(line);
+    }
+    return true;
+  }
+  Unit& unitOf(const Line& l) { return l.owner < 0 ? units_.back() : units_[size_t(l.owner)]; }
+
+  enum Keyword { kFor, kWhile, kImport, kTensor, kDevice, kTo, kType, kAs, kIn, kSelf, kTime, kTimeit, kCount };
+  uint32_t kw(Keyword k) const { return kwIds_[k]; }
+
+  // Per-unit word sets and per-line facts, from the occurrences scan() collected.
+  void collectFacts() {
+    static constexpr const char* names[kCount] = {"for", "while", "import", "Tensor", "device", "to",
+                                                  "type", "as", "in", "self", "time", "timeit"};
+    for (int k = 0; k < kCount; ++k) kwIds_[k] = idOf(names[k], hashOf(names[k]));
+    stamp_.assign(words_.size(), -1);
+    attrStamp_.assign(words_.size(), -1);
+    for (size_t k = 0; k < lines_.size(); ++k) {
+      Line& l = lines_[k];
+      Unit& u = unitOf(l);
+      int ui = int(&u - units_.data());
+      u.lines.push_back(uint32_t(k));
+      bool header = firstWord(l) == "def";
+      for (uint32_t o = l.occBegin; o < l.occEnd; ++o) {
+        const Occ& w = occ_[o];
+        if (w.attr && attrStamp_[w.id] != ui) attrStamp_[w.id] = ui, u.attrs.push_back(w.id);
+        if (stamp_[w.id] != ui) stamp_[w.id] = ui, u.words.push_back(w.id);
+        if (w.id == kw(kFor) || w.id == kw(kWhile)) u.loop = true;
+        if (w.id == kw(kImport)) l.imports = true;
+        if (header && w.id == kw(kTensor)) u.cudaShape = true;
+        if (w.id == kw(kSelf)) l.self = true;
+        if ((w.id == kw(kDevice) || w.id == kw(kTo) || w.id == kw(kType)) && integerDevice(w.end))
+          l.cudaShape = u.cudaShape = true;
+      }
+    }
+  }
+
+  // `device=0`, `.to(0)`, `device(0)`: an integer names a CUDA device.
+  bool integerDevice(size_t afterWord) const {
+    size_t a = skipBlanks(s_, afterWord);
+    if (a >= s_.size() || !(s_[a] == '(' || (s_[a] == '=' && a + 1 < s_.size() && s_[a + 1] != '=')))
+      return false;
+    size_t d = skipBlanks(s_, a + 1);
+    return d < s_.size() && isDigit(static_cast<unsigned char>(s_[d]));
+  }
+
+  // ---- triggers and interesting names ----------------------------------------------------
+  static void mark(std::vector<char>& set, uint32_t id) { set[id] = 1; }
+  static bool has(const std::vector<char>& set, uint32_t id) { return set[id] != 0; }
+
+  void seedTriggers() {
+    streamWords_.assign(words_.size(), 0), cudaWords_.assign(words_.size(), 0);
+    globals_.assign(words_.size(), 0), attrs_.assign(words_.size(), 0);
+    // Stream/event/copy vocabulary: a unit naming one is a root whatever else it holds.
+    for (const char* w : {"stream", "Stream", "StreamContext", "streams", "Event", "current_stream",
+                          "default_stream", "wait_stream", "wait_event", "record_stream", "record_event",
+                          "non_blocking"})
+      if (int id = findId(w); id >= 0) mark(streamWords_, uint32_t(id));
+    if (int id = findId("cuda"); id >= 0) mark(cudaWords_, uint32_t(id));
+    // Configured helpers: the last name of each is what a call spells.
+    auto lastName = [&](const std::string& n) {
+      size_t e = n.size();
+      while (e && !identChar(static_cast<unsigned char>(n[e - 1]))) --e;
+      size_t b = e;
+      while (b && identChar(static_cast<unsigned char>(n[b - 1]))) --b;
+      if (int id = findId(std::string_view(n).substr(b, e - b)); id >= 0) mark(streamWords_, uint32_t(id));
+    };
+    for (const auto& n : k_.syncFunctions) lastName(n);
+    for (const auto& n : k_.backwardFunctions) lastName(n);
+    for (const auto& [from, to] : k_.streamWrappers) lastName(from);
+    // Import lines: the names they bind (`import time`, `from torch.cuda import Stream as S`,
+    // `import torch.cuda as tc`) inherit the kind of the vocabulary the line names; clock
+    // functions are reachable only through such a binding of time/timeit.
+    for (const Line& l : lines_) {
+      if (!l.imports) continue;
+      bool stream = false, cuda = false;
+      for (uint32_t o = l.occBegin; o < l.occEnd; ++o) {
+        uint32_t id = occ_[o].id;
+        stream |= has(streamWords_, id) || id == kw(kTime) || id == kw(kTimeit);
+        cuda |= has(cudaWords_, id) || id == kw(kDevice);
+      }
+      bool binding = false;
+      for (uint32_t o = l.occBegin; o < l.occEnd; ++o) {
+        uint32_t id = occ_[o].id;
+        if (id == kw(kImport) || id == kw(kAs)) binding = true;
+        else if (binding && stream) mark(streamWords_, id);
+        else if (binding && cuda) mark(cudaWords_, id);
+      }
+    }
+  }
+
+  bool lineTainted(const Line& l, const std::vector<char>& locals) const {
+    if (l.cudaShape) return true;
+    for (uint32_t o = l.occBegin; o < l.occEnd; ++o) {
+      const Occ& w = occ_[o];
+      if (has(streamWords_, w.id) || has(cudaWords_, w.id) || has(globals_, w.id) || has(locals, w.id) ||
+          (w.attr && has(attrs_, w.id)))
+        return true;
+    }
+    return false;
+  }
+
+  // The names a statement line binds: before an assignment `=` at bracket depth 0 (per
+  // `;`-separated statement), after `for` up to `in`, after `as`. Over-approximate.
+  template <class F>  // f(id, attr)
+  void forEachTarget(const Line& l, F&& f) const {
+    spans_.clear();
+    size_t stmt = l.code, lastEq = SIZE_MAX;
+    int depth = 0;
+    uint32_t row = 0;
+    for (size_t i = l.code; i < l.end;) {
+      char c = s_[i];
+      if (c == '\'' || c == '"') {
+        if (!skipString(s_, i, row)) break;
+        continue;
+      }
+      if (c == '#') {
+        while (i < l.end && s_[i] != '\n') ++i;
+        continue;
+      }
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      else if (c == ')' || c == ']' || c == '}') --depth;
+      else if (depth == 0 && c == '=') {
+        char p = i > l.code ? s_[i - 1] : ' ';
+        bool op = std::strchr("=!<>:+-*/%&|^@", p) != nullptr;
+        if (!op && (i + 1 >= l.end || s_[i + 1] != '=')) lastEq = i;
+        if (i + 1 < l.end && s_[i + 1] == '=') ++i;
+      } else if (depth == 0 && (c == ';' || c == '\n')) {
+        if (lastEq != SIZE_MAX) spans_.emplace_back(stmt, lastEq);
+        stmt = i + 1, lastEq = SIZE_MAX;
+      }
+      ++i;
+    }
+    if (lastEq != SIZE_MAX) spans_.emplace_back(stmt, lastEq);
+    bool inFor = false, inAs = false;
+    size_t span = 0;
+    for (uint32_t o = l.occBegin; o < l.occEnd; ++o) {
+      const Occ& w = occ_[o];
+      while (span < spans_.size() && spans_[span].second <= w.begin) ++span;
+      bool target = span < spans_.size() && spans_[span].first <= w.begin;
+      if (w.id == kw(kFor)) inFor = true;
+      else if (w.id == kw(kIn)) inFor = false;
+      else if (w.id == kw(kAs)) inAs = true;
+      else if (inFor || inAs) target = true;
+      if (inAs && w.id != kw(kAs)) {  // `as a.b` continues through dots only
+        size_t a = w.end;
+        while (a < l.end && (s_[a] == ' ' || s_[a] == '.')) ++a;
+        if (a >= l.end || !identChar(static_cast<unsigned char>(s_[a]))) inAs = false;
+      }
+      if (target) f(w.id, w.attr);
+    }
+  }
+
+  // Globals and `self.` attributes assigned on lines that mention evidence (through local
+  // variables too) may carry facts: uses of them are roots. Iterated to a fixpoint.
+  void propagateInterest() {
+    std::vector<char> locals(words_.size(), 0);
+    std::vector<uint32_t> touched;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto& u : units_) {
+        if (!u.isModule && !mentionsEvidence(u)) continue;
+        for (uint32_t id : touched) locals[id] = 0;
+        touched.clear();
+        for (bool grew = true; grew;) {
+          grew = false;
+          for (uint32_t k : u.lines) {
+            const Line& l = lines_[k];
+            if (!lineTainted(l, locals)) continue;
+            forEachTarget(l, [&](uint32_t id, bool attr) {
+              if (attr) {
+                if (!has(attrs_, id)) mark(attrs_, id), changed = grew = true;
+              } else if (u.isModule) {
+                if (!has(globals_, id)) mark(globals_, id), changed = grew = true;
+              } else if (!has(locals, id)) {
+                mark(locals, id), touched.push_back(id), grew = true;
+              }
+            });
+          }
+        }
+      }
+    }
+  }
+
+  bool mentionsEvidence(const Unit& u) const {
+    if (u.cudaShape) return true;
+    for (uint32_t id : u.words)
+      if (has(streamWords_, id) || has(cudaWords_, id) || has(globals_, id)) return true;
+    for (uint32_t id : u.attrs)
+      if (has(attrs_, id)) return true;
+    return false;
+  }
+
+  bool isRoot(const Unit& u) const {
+    bool cuda = u.cudaShape;
+    for (uint32_t id : u.words) {
+      if (has(streamWords_, id) || has(globals_, id)) return true;
+      cuda |= has(cudaWords_, id);
+    }
+    for (uint32_t id : u.attrs)
+      if (has(attrs_, id)) return true;
+    return u.loop && cuda;
+  }
+
+  // ---- what the kept units need ----------------------------------------------------------
+  void keepClosure() {
+    // Indexes: unit names (calls), `self.X` assigners, import-bound names.
+    std::unordered_map<uint32_t, std::vector<int>> byName, assigners, importers;
+    for (size_t i = 0; i + 1 < units_.size(); ++i)
+      if (!units_[i].isClass && !units_[i].name.empty())
+        if (int id = findId(units_[i].name); id >= 0) byName[uint32_t(id)].push_back(int(i));
+    for (const Line& l : lines_) {
+      if (l.owner < 0 || !l.self) continue;
+      forEachTarget(l, [&](uint32_t id, bool attr) {
+        if (attr) {
+          auto& v = assigners[id];
+          if (v.empty() || v.back() != l.owner) v.push_back(l.owner);
+        }
+      });
+    }
+    for (const Line& l : lines_) {
+      if (l.owner < 0 || !l.imports) continue;
+      bool binding = false;
+      for (uint32_t o = l.occBegin; o < l.occEnd; ++o) {
+        uint32_t id = occ_[o].id;
+        if (id == kw(kImport) || id == kw(kAs)) binding = true;
+        else if (binding) importers[id].push_back(l.owner);
+      }
+    }
+    std::vector<int> work;
+    auto keep = [&](int i, bool callees) {
+      Unit& u = units_[size_t(i)];
+      if (u.kept && (u.callees || !callees)) return;
+      u.kept = true;
+      u.callees |= callees;
+      work.push_back(i);
+    };
+    for (size_t i = 0; i < units_.size(); ++i)
+      if (units_[i].root || units_[i].isModule) keep(int(i), units_[i].root);
+    while (!work.empty()) {
+      Unit& u = units_[size_t(work.back())];
+      work.pop_back();
+      if (u.cls >= 0) keep(u.cls, false);
+      for (uint32_t id : u.words) {
+        if (u.callees)
+          if (auto it = byName.find(id); it != byName.end())
+            for (int v : it->second) keep(v, true);
+        if (!u.isModule)  // module-level code is lowered before any function-local import
+          if (auto it = importers.find(id); it != importers.end())
+            for (int v : it->second) keep(v, false);
+      }
+      for (uint32_t id : u.attrs)
+        if (auto it = assigners.find(id); it != assigners.end())
+          for (int v : it->second) keep(v, false);
+    }
+  }
+
+  ParsePlan ranges() {
+    ParsePlan p;
+    const Unit& mod = units_.back();
+    bool any = mod.root;
+    for (size_t i = 0; i + 1 < units_.size(); ++i) any |= units_[i].kept;
+    if (!any) {
+      p.mode = ParsePlan::Mode::Skip;
+      return p;
+    }
+    // Dropped spans, in source order: whole functions/classes, then methods of kept classes.
+    std::vector<std::pair<uint32_t, uint32_t>> dropped;  // logical line spans
+    for (size_t i = 0; i + 1 < units_.size(); ++i) {
+      const Unit& u = units_[i];
+      if (u.kept) continue;
+      if (u.cls >= 0 && !units_[size_t(u.cls)].kept) continue;  // inside a dropped class
+      dropped.emplace_back(u.first, u.last);
+    }
+    if (dropped.empty()) return p;  // Whole
+    TSPoint at{0, 0};
+    uint32_t from = 0;
+    for (auto [a, b] : dropped) {
+      const Line& first = lines_[a];
+      const Line& last = lines_[b];
+      if (first.begin > from)
+        p.ranges.push_back(TSRange{at, TSPoint{first.row, 0}, from, first.begin}), p.parsedBytes += first.begin - from;
+      from = last.end;
+      at = TSPoint{last.endRow, 0};
+    }
+    if (from < s_.size()) {
+      uint32_t row = at.row, col = 0;
+      for (size_t i = from; i < s_.size(); ++i) {
+        if (s_[i] == '\n') ++row, col = 0;
+        else ++col;
+      }
+      p.ranges.push_back(TSRange{at, TSPoint{row, col}, from, uint32_t(s_.size())});
+      p.parsedBytes += s_.size() - from;
+    }
+    if (p.ranges.empty()) {  // only comments outside the dropped units
+      p.mode = ParsePlan::Mode::Skip;
+      return p;
+    }
+    p.mode = ParsePlan::Mode::Ranges;
+    return p;
+  }
+
+  std::string_view s_;
+  const ProjectKnowledge& k_;
+  std::vector<Line> lines_;
+  std::vector<Unit> units_;  // units_.back() is module-level code
+  struct Word {
+    std::string_view text;
+    uint64_t hash;
+  };
+  std::vector<Word> words_;
+  std::vector<uint32_t> slots_;
+  std::vector<Occ> occ_;
+  std::vector<int> stamp_, attrStamp_;
+  std::vector<char> streamWords_, cudaWords_, globals_, attrs_;
+  uint32_t kwIds_[kCount] = {};
+  mutable std::vector<std::pair<size_t, size_t>> spans_;
+};
+
+}  // namespace
+
+ParsePlan planParse(std::string_view src, const ProjectKnowledge& knowledge, bool lowered) {
+  if (src.size() >= UINT32_MAX) return {};
+  return Planner(src, knowledge).plan(lowered);
+}
+
+}  // namespace sl::py

@@ -1,0 +1,228 @@
+// The Python prefilter (analyzer/python/PyPrefilter.h) must never change a finding: each case
+// here is checked both ways (prefilter on and off) through the whole check, including flows
+// the prefilter has to follow (self attributes set in another method, globals, callee
+// summaries, function-local imports, configured helpers). bench/python/compare_prefilter.py
+// does the same on real projects.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "driver/Check.h"
+#include "driver/FileWalk.h"
+#include "python/PyPrefilter.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path root = fs::temp_directory_path() / ("sl_prefilter_" + std::to_string(::getpid()));
+  TempDir() { fs::create_directories(root); }
+  ~TempDir() { fs::remove_all(root); }
+  void file(const std::string& rel, const std::string& text) {
+    fs::create_directories((root / rel).parent_path());
+    std::ofstream(root / rel) << text;
+  }
+};
+
+std::vector<std::string> findings(const std::vector<std::string>& paths, bool prefilter,
+                                  std::vector<std::string>* diagnostics = nullptr) {
+  sl::CheckOptions o;
+  o.paths = paths;
+  o.prefilter = prefilter;
+  o.jobs = 2;
+  sl::CheckResult r = sl::runCheck(o);
+  std::vector<std::string> out;
+  for (const auto& f : r.findings)
+    out.push_back(f.path + ":" + std::to_string(f.loc.line) + ":" + std::to_string(f.loc.col) + " " + f.ruleId + " " +
+                  f.message);
+  if (diagnostics)
+    for (const auto& d : r.diagnostics) diagnostics->push_back(d.path + ":" + std::to_string(d.loc.line) + " " + d.ruleId);
+  return out;
+}
+
+// Each file yields at least one finding, through a flow the prefilter must keep.
+const std::pair<const char*, const char*> kCases[] = {
+    {"attr_from_init.py",  // the buffer's device comes through a local in __init__
+     "import torch\n"
+     "class M:\n"
+     "    def __init__(self):\n"
+     "        dev = torch.device('cuda')\n"
+     "        self.buf = torch.zeros(4, device=dev)\n"
+     "    def unrelated(self):\n"
+     "        return [1, 2]\n"
+     "    def step(self, n):\n"
+     "        for _ in range(n):\n"
+     "            if self.buf.sum() > 0:\n"
+     "                pass\n"},
+    {"host_attr_from_init.py",  // a host buffer set where nothing names CUDA, copied in a loop
+     "import torch\n"
+     "class M:\n"
+     "    def __init__(self):\n"
+     "        self.h = torch.zeros(4)\n"
+     "    def step(self):\n"
+     "        for _ in range(3):\n"
+     "            y = self.h.cuda()\n"
+     "            y.item()\n"},
+    {"plain_local_import.py",  // a function-local import binds a factory another function uses
+     "import torch\n"
+     "def setup():\n"
+     "    from torch import ones\n"
+     "    return 1\n"
+     "def f():\n"
+     "    for _ in range(2):\n"
+     "        ones(3, device='cuda').item()\n"},
+    {"callee_summary.py",  // SL501 through a callee that has no loop and names no stream
+     "import torch\n"
+     "import time\n"
+     "def work():\n"
+     "    x = torch.ones(3, device='cuda')\n"
+     "    return x * 2\n"
+     "def other():\n"
+     "    return 3\n"
+     "def bench():\n"
+     "    t0 = time.time()\n"
+     "    work()\n"
+     "    t1 = time.time()\n"
+     "    return t1 - t0\n"},
+    {"local_import.py",  // a function-local import binds the clock another function uses
+     "import torch\n"
+     "def setup():\n"
+     "    import time as clock\n"
+     "    return 1\n"
+     "def measure(x: torch.Tensor):\n"
+     "    s = clock.perf_counter()\n"
+     "    y = x * 2\n"
+     "    e = clock.perf_counter()\n"
+     "    return e - s\n"},
+    {"integer_device.py",
+     "import torch\n"
+     "def f(n):\n"
+     "    for i in range(n):\n"
+     "        t = torch.zeros(2, device=0)\n"
+     "        print(t)\n"
+     "def g(h):\n"
+     "    for i in range(3):\n"
+     "        u = torch.ones(2).to(0)\n"
+     "        u.item()\n"},
+    {"global_device.py",
+     "import torch\n"
+     "DEV = torch.device('cuda')\n"
+     "BUF = torch.empty(8, device=DEV)\n"
+     "def f():\n"
+     "    for _ in range(2):\n"
+     "        torch.ones(1, device=DEV).item()\n"
+     "def g():\n"
+     "    while BUF.sum() > 0:\n"
+     "        pass\n"},
+    {"decorated_and_nested.py",
+     "import torch\n"
+     "def deco(f):\n"
+     "    return f\n"
+     "@deco\n"
+     "class Outer:\n"
+     "    class Inner:\n"
+     "        def go(self, s):\n"
+     "            with torch.cuda.stream(s):\n"
+     "                torch.cuda.synchronize()\n"
+     "    @staticmethod\n"
+     "    @deco\n"
+     "    def noise(x):\n"
+     "        return (x,\n"
+     "                '''a ( string\n"
+     "                ''')\n"
+     "    async def later(self):\n"
+     "        return None\n"
+     "@deco\n"
+     "def side(x: torch.Tensor, s):\n"
+     "    with torch.cuda.stream(s):\n"
+     "        y = torch.empty_like(x)\n"
+     "    return y\n"},
+    {"fstring.py",
+     "import torch\n"
+     "def f(x: torch.Tensor):\n"
+     "    for i in range(3):\n"
+     "        print(f'{x}')\n"
+     "def quiet(a):\n"
+     "    return 'the cuda stream'\n"},
+    {"self_method_call.py",  // a method reached only through self.<name>() from a region
+     "import torch\n"
+     "class W:\n"
+     "    def flush(self):\n"
+     "        torch.cuda.synchronize()\n"
+     "    def run(self, s):\n"
+     "        with torch.cuda.stream(s):\n"
+     "            self.flush()\n"},
+    {"broken_kept.py",  // a syntax error in kept code: everything is parsed again
+     "import torch\n"
+     "def ok(s):\n"
+     "    with torch.cuda.stream(s):\n"
+     "        torch.cuda.synchronize()\n"
+     "def bad(:\n"
+     "    pass\n"},
+    {"wrapper/.streamlint.toml", "[stream-wrappers]\n\"acc.side\" = \"torch.cuda.stream\"\n"},
+    {"wrapper/uses_wrapper.py",  // a configured stream wrapper names the region
+     "import torch\n"
+     "import acc\n"
+     "def f(s):\n"
+     "    with acc.side(s):\n"
+     "        torch.cuda.synchronize()\n"},
+};
+
+}  // namespace
+
+TEST(PythonPrefilter, SameFindingsOnTrickyFlows) {
+  TempDir t;
+  for (const auto& [name, text] : kCases) t.file(name, text);
+  for (const auto& [name, text] : kCases) {
+    if (std::string(name).ends_with(".toml")) continue;
+    std::string path = (t.root / name).string();
+    auto off = findings({path}, false);
+    auto on = findings({path}, true);
+    EXPECT_FALSE(off.empty()) << name << ": the case should produce a finding";
+    EXPECT_EQ(on, off) << name;
+  }
+}
+
+TEST(PythonPrefilter, SameFindingsOnTheRepositoryExamples) {
+  std::vector<std::string> py = sl::walkInputs({"examples", "rules"}).python;  // C++ is not filtered
+  auto off = findings(py, false);
+  auto on = findings(py, true);
+  EXPECT_GT(off.size(), 20u);
+  EXPECT_EQ(on, off);
+}
+
+TEST(PythonPrefilter, PlansOnlyWhatCanMatter) {
+  using Mode = sl::py::ParsePlan::Mode;
+  sl::ProjectKnowledge none;
+  std::string mixed =
+      "import torch\n"
+      "def plain(a, b):\n"
+      "    return a + b\n"
+      "def region(s):\n"
+      "    with torch.cuda.stream(s):\n"
+      "        pass\n";
+  auto p = sl::py::planParse(mixed, none, true);
+  ASSERT_EQ(p.mode, Mode::Ranges);
+  ASSERT_EQ(p.ranges.size(), 2u);
+  EXPECT_EQ(p.ranges[0].end_byte, mixed.find("def plain"));
+  EXPECT_EQ(p.ranges[1].start_byte, mixed.find("def region"));
+  EXPECT_EQ(p.ranges[1].start_point.row, 3u);
+  // Nothing can produce a finding: not parsed at all.
+  EXPECT_EQ(sl::py::planParse("import torch\ndef f(x):\n    return torch.relu(x)\n", none, true).mode, Mode::Skip);
+  // Unsure of the structure (an unterminated string): the whole file is parsed.
+  EXPECT_EQ(sl::py::planParse("import torch\nx = 'abc\n", none, true).mode, Mode::Whole);
+  EXPECT_EQ(sl::py::planParse("def f(:\n", none, false).mode, Mode::Whole);
+  EXPECT_EQ(sl::py::planParse("def f():\n    pass\n", none, false).mode, Mode::Skip);
+}
+
+TEST(PythonPrefilter, KeepsSyntaxErrorsThatTheScanSees) {
+  TempDir t;
+  t.file("broken.py", "def f(:\n");  // no torch at all: only the scan looks at it
+  std::vector<std::string> diags;
+  findings({(t.root / "broken.py").string()}, true, &diags);
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_NE(diags[0].find("parse-error"), std::string::npos);
+}
