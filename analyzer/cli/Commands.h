@@ -17,6 +17,8 @@ int listRulesMain(const Args& args);
 #ifdef SL_HAVE_RUNTIME
 namespace sl::runtime {
 int runMain(const sl::cli::Args& args);     // streamlint run [--out DIR] -- CMD...
-int reportMain(const sl::cli::Args& args);  // streamlint report DIR ...
 }  // namespace sl::runtime
+namespace sl::cli {
+int reportMain(const Args& args);  // streamlint report DIR [PATH...]: cli/ReportCommand.cpp
+}  // namespace sl::cli
 #endif

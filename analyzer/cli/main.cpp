@@ -20,7 +20,7 @@ const Command kCommands[] = {
     {"list-rules", sl::cli::listRulesMain, "list every rule with its severity and summary"},
 #ifdef SL_HAVE_RUNTIME
     {"run", sl::runtime::runMain, "run a program with the CUDA recorder preloaded"},
-    {"report", sl::runtime::reportMain, "turn recorded runtime logs into measured findings"},
+    {"report", sl::cli::reportMain, "turn recorded runtime logs into measured findings"},
 #endif
 };
 

@@ -31,6 +31,11 @@ bool userFrame(const ProcessLog& log, const ApiCall& c, std::string& module, uin
 
 void queueCallSite(const ProcessLog& log, const ApiCall& c, Symbolizer& sym) {
   if (hasPython(log, c)) return;
+  // Every frame in the user's modules: the innermost may be nvcc's launch stub, whose caller is
+  // the line the user wrote.
+  for (int i = 0; i < c.nframes; ++i)
+    if (const Module* m = log.moduleFor(c.frames[i]); m && !isRuntimeModule(m->path))
+      sym.add(m->path, c.frames[i] - 1 - m->base);
   std::string module;
   uint64_t off;
   if (userFrame(log, c, module, off)) sym.add(module, off);
@@ -50,6 +55,18 @@ CallSite resolveCallSite(const ProcessLog& log, const ApiCall& c, const Symboliz
   uint64_t off = 0;
   if (!userFrame(log, c, module, off)) { s.path = "<unknown>"; return s; }
   NativeSite n = sym.lookup(module, off);
+  if (n.file.empty() || isLibrarySource(n.file))
+    for (int i = 0; i < c.nframes; ++i) {
+      const Module* m = log.moduleFor(c.frames[i]);
+      if (!m || isRuntimeModule(m->path)) continue;
+      NativeSite outer = sym.lookup(m->path, c.frames[i] - 1 - m->base);
+      if (!outer.file.empty() && outer.line && !isLibrarySource(outer.file)) {
+        n = outer;
+        module = m->path;
+        off = c.frames[i] - 1 - m->base;
+        break;
+      }
+    }
   s.function = n.function;
   char buf[64];
   snprintf(buf, sizeof buf, "+0x%llx", static_cast<unsigned long long>(off));

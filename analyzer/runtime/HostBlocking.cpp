@@ -7,6 +7,7 @@
 #include <set>
 
 #include "runtime/CallSite.h"
+#include "runtime/RuntimeRules.h"
 
 namespace sl::runtime {
 
@@ -78,13 +79,6 @@ struct Site {
   bool pythonProcessNoFrame = false;  // a Python program, but this thread ran no Python code
 };
 
-std::string micros(double us) {
-  char buf[64];
-  if (us >= 1e6) snprintf(buf, sizeof buf, "%.2f s", us / 1e6);
-  else if (us >= 1e3) snprintf(buf, sizeof buf, "%.2f ms", us / 1e3);
-  else snprintf(buf, sizeof buf, "%.1f us", us);
-  return buf;
-}
 
 }  // namespace
 
@@ -138,15 +132,16 @@ std::vector<Finding> measuredHostBlocking(const std::vector<ProcessLog>& logs,
     f.severity = Severity::Warning;
     f.path = s->path;
     f.loc = Loc{s->line, s->line ? 1u : 0u};
-    f.message = "`" + s->api + "` blocked the host for " + micros(total) + " in " +
+    f.message = "`" + s->api + "` blocked the host for " + humanTime(total * 1e3) + " in " +
                 std::to_string(s->calls) + (s->calls == 1 ? " call" : " calls") +
-                (s->calls > 1 ? " (longest " + micros(mx) + ")" : std::string()) + ": " +
+                (s->calls > 1 ? " (longest " + humanTime(mx * 1e3) + ")" : std::string()) + ": " +
                 explain(s->cls) +
                 (s->pythonProcessNoFrame
                      ? " (called on a thread that runs no Python code, such as autograd's backward "
                        "threads: the native caller is shown)"
                      : "");
     f.properties = {{"api", s->api},
+                    {"costMicros", std::round(total * 10) / 10},
                     {"calls", s->calls},
                     {"blockedMicros", std::round(total * 10) / 10},
                     {"maxBlockedMicros", std::round(mx * 10) / 10},

@@ -1,6 +1,8 @@
 #include "runtime/Overlap.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 namespace sl::runtime {
 
@@ -39,6 +41,37 @@ Intervals busyIntervals(const ProcessTimeline& t, uint32_t device, uint32_t stre
   return unite(std::move(v));
 }
 
+namespace {
+
+bool mostlyInside(uint64_t start, uint64_t end, const Intervals& busy) {
+  return end > start && 2 * intersectionLength({{start, end}}, busy) > end - start;
+}
+
+// Mean duration of same-name kernels of streams a and b while the other was busy, over their
+// mean duration alone, weighted by how many ran overlapped.
+double slowdownWhenOverlapped(const ProcessTimeline& t, uint32_t device, uint32_t a, uint32_t b,
+                              const Intervals& busyA, const Intervals& busyB) {
+  struct Sums { double overlapped = 0, alone = 0; size_t n = 0, m = 0; };
+  std::map<std::string, Sums> byName;
+  for (const auto& op : t.ops) {
+    if (op.kind != slog::ActivityKind::Kernel || op.device != device || (op.stream != a && op.stream != b)) continue;
+    auto& s = byName[op.name];
+    double d = double(op.endNs - op.startNs);
+    if (mostlyInside(op.startNs, op.endNs, op.stream == a ? busyB : busyA)) { s.overlapped += d; s.n++; }
+    else { s.alone += d; s.m++; }
+  }
+  double weighted = 0;
+  size_t weight = 0;
+  for (const auto& [name, s] : byName) {
+    if (!s.n || !s.m || s.alone <= 0) continue;
+    weighted += (s.overlapped / double(s.n)) / (s.alone / double(s.m)) * double(s.n);
+    weight += s.n;
+  }
+  return weight ? weighted / double(weight) : 0;
+}
+
+}  // namespace
+
 OverlapSummary analyzeOverlap(const ProcessTimeline& t) {
   OverlapSummary out;
   std::vector<Intervals> busy;
@@ -63,6 +96,8 @@ OverlapSummary analyzeOverlap(const ProcessTimeline& t) {
       p.overlapNs = intersectionLength(busy[i], busy[j]);
       p.shareOfA = out.streams[i].busyNs ? double(p.overlapNs) / double(out.streams[i].busyNs) : 0;
       p.shareOfB = out.streams[j].busyNs ? double(p.overlapNs) / double(out.streams[j].busyNs) : 0;
+      if (p.overlapNs)
+        p.overlappedSlowdown = slowdownWhenOverlapped(t, p.device, p.a, p.b, busy[i], busy[j]);
       out.pairs.push_back(p);
     }
     out.streams[i].overlappedNs = intersectionLength(busy[i], unite(std::move(others)));

@@ -13,6 +13,10 @@ struct StreamPairOverlap {
   uint32_t device = 0, a = 0, b = 0;  // CUPTI stream ids, a < b
   uint64_t overlapNs = 0;             // |busy(a) ∩ busy(b)|
   double shareOfA = 0, shareOfB = 0;  // overlapNs / busy time of a (of b)
+  // Why overlap may buy no speed-up: how much longer the kernels of a and b took while the other
+  // stream was busy than the same kernels (by name) took alone; 0 when no kernel ran both ways.
+  // Near 2 means the two streams only shared a GPU each of them could fill.
+  double overlappedSlowdown = 0;
 };
 
 struct StreamOverlap {

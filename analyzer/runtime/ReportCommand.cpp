@@ -1,29 +1,46 @@
-// `streamlint report DIR [--format text|json|sarif] [--min-blocking-us N]`: reads every .slog in
-// DIR (or one .slog file) and prints measured findings. Exit: 0 none, 1 findings, 2 usage/input.
-// Room is left for issue 5 (pairing with sources: `[PATH...] [--static FILE.sarif]`).
+// `streamlint report DIR [PATH...] [--static FILE.sarif] [--format F] [--html FILE] [--trace FILE]`:
+// reads every .slog in DIR (or one .slog file), measures host blocking (SL901), stream overlap
+// (SL902), work that left its side-stream region (SL903) and legacy-stream serialization (SL905),
+// and joins static findings — from analysing PATH, or from SARIF made elsewhere — with that
+// evidence. Everything is ranked by measured cost. Exit: 0 none, 1 findings, 2 usage/input.
+#include "runtime/ReportCommand.h"
+
 #include <dirent.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <fstream>
 #include <iostream>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "cli/Commands.h"
 #include "output/Output.h"
 #include "runtime/HostBlocking.h"
-#include "runtime/LogReader.h"
+#include "runtime/HtmlReport.h"
+#include "runtime/Pairing.h"
+#include "runtime/PerfettoTrace.h"
+#include "runtime/RuntimeRules.h"
+#include "runtime/Symbolizer.h"
+#include "rules/Rule.h"
 
 namespace sl::runtime {
 
 namespace {
 
 constexpr const char* kUsage =
-    "usage: streamlint report DIR|FILE.slog [--format text|json|sarif] [--min-blocking-us N]\n"
-    "  Measured findings from the logs `streamlint run` wrote. SL901 lists every call site where\n"
-    "  the host blocked in CUDA for at least N microseconds in total (default 100).\n";
+    "usage: streamlint report DIR|FILE.slog [PATH...] [options]\n"
+    "  Measured findings from the logs `streamlint run` wrote, joined with the static findings of\n"
+    "  PATH (files or directories analysed as `streamlint check` would) and of --static files.\n"
+    "options:\n"
+    "  --static FILE.sarif      static findings made elsewhere (`streamlint check --format sarif`)\n"
+    "  --format F               text (default), json, sarif, github, lintrunner\n"
+    "  --html FILE              also write a self-contained HTML report (timeline, findings)\n"
+    "  --trace FILE             also write a Chrome/Perfetto trace (open in ui.perfetto.dev)\n"
+    "  --min-blocking-us N      SL901: report call sites blocked at least N us in total (100)\n"
+    "  --min-overlap-share P    SL902: a side stream overlapping others below P % of its busy\n"
+    "                           time is reported (5)\n";
 
 bool endsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -44,12 +61,28 @@ bool listLogs(const std::string& input, std::vector<std::string>& files, std::st
   return true;
 }
 
-}  // namespace
+struct Options {
+  OutputOptions out;
+  HostBlockingOptions hostBlocking;
+  RuntimeRuleOptions rules;
+  std::string logs, html, trace;
+  std::vector<std::string> sources, sarifs;
+};
 
-int reportMain(const std::vector<std::string>& args) {
-  OutputOptions opts;
-  HostBlockingOptions hb;
-  std::vector<std::string> inputs;
+bool parseNumber(const std::string& opt, const std::string& value, double& out) {
+  char* end = nullptr;
+  double v = strtod(value.c_str(), &end);
+  if (value.empty() || *end || v < 0) {
+    std::cerr << "streamlint report: " << opt << " wants a number >= 0, got '" << value << "'\n";
+    return false;
+  }
+  out = v;
+  return true;
+}
+
+// 0 parsed, 1 --help printed, 2 usage error.
+int parseArgs(const std::vector<std::string>& args, Options& o) {
+  std::vector<std::string> positional;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i], value;
     auto takeValue = [&](const std::string& name) {
@@ -57,49 +90,52 @@ int reportMain(const std::vector<std::string>& args) {
       if (a == name && i + 1 < args.size()) { value = args[++i]; return true; }
       return false;
     };
-    if (a == "-h" || a == "--help") { std::cout << kUsage; return 0; }
+    double share = 0;
+    if (a == "-h" || a == "--help") { std::cout << kUsage; return 1; }
     if (takeValue("--format")) {
-      if (!parseFormat(value, opts.format)) { std::cerr << "streamlint report: unknown format '" << value << "'\n" << kUsage; return 2; }
+      if (!parseFormat(value, o.out.format)) { std::cerr << "streamlint report: unknown format '" << value << "'\n" << kUsage; return 2; }
     } else if (takeValue("--min-blocking-us")) {
-      char* end = nullptr;
-      double v = strtod(value.c_str(), &end);
-      if (value.empty() || *end || v < 0) { std::cerr << "streamlint report: --min-blocking-us wants a number >= 0, got '" << value << "'\n"; return 2; }
-      hb.minBlockingMicros = v;
+      if (!parseNumber(a, value, o.hostBlocking.minBlockingMicros)) return 2;
+    } else if (takeValue("--min-overlap-share")) {
+      if (!parseNumber(a, value, share) || share > 100) return 2;
+      o.rules.minOverlapShare = share / 100;
+    } else if (takeValue("--static")) {
+      o.sarifs.push_back(value);
+    } else if (takeValue("--html")) {
+      o.html = value;
+    } else if (takeValue("--trace")) {
+      o.trace = value;
     } else if (a.rfind("-", 0) == 0) {
       std::cerr << "streamlint report: unknown or incomplete option " << a << "\n" << kUsage;
       return 2;
     } else {
-      inputs.push_back(a);
+      positional.push_back(a);
     }
   }
-  if (inputs.size() != 1) {
-    std::cerr << (inputs.empty() ? "streamlint report: no log directory given\n"
-                                 : "streamlint report: one log directory or .slog file, please "
-                                   "(pairing with sources comes later)\n") << kUsage;
-    return 2;
-  }
-  std::vector<std::string> files;
-  std::string error;
-  if (!listLogs(inputs[0], files, error)) { std::cerr << "streamlint report: " << error << "\n"; return 2; }
+  if (positional.empty()) { std::cerr << "streamlint report: no log directory given\n" << kUsage; return 2; }
+  o.logs = positional[0];
+  o.sources.assign(positional.begin() + 1, positional.end());
+  return 0;
+}
 
-  std::vector<ProcessLog> logs;
-  bool inputError = false;
+// Reads the logs, saying on stderr what they hold and what they lost. False on unreadable input.
+bool readLogs(const std::vector<std::string>& files, std::vector<ProcessLog>& logs,
+              std::vector<LogHealth>& health, OutputOptions& out) {
+  bool ok = true;
   uint64_t calls = 0, dropped = 0, droppedThreads = 0, activities = 0, yielded = 0;
   std::set<std::string> notices;
   for (const auto& f : files) {
     ProcessLog log;
-    ReadOptions ro;
-    ro.keep = isHostBlockingCandidate;  // launches and GPU records are counted, not held
-    ro.keepActivities = false;
-    if (!readLog(f, log, error, ro)) {
+    std::string error;
+    if (!readLog(f, log, error)) {
       std::cerr << "streamlint report: " << error << "\n";
-      opts.inputErrors.push_back(error);
-      inputError = true;
+      out.inputErrors.push_back(error);
+      ok = false;
       continue;
     }
     for (const auto& p : log.problems) {
       std::cerr << "streamlint report: " << f << ": " << p << "\n";
-      opts.inputErrors.push_back(f + ": " + p);
+      out.inputErrors.push_back(f + ": " + p);
     }
     for (const auto& m : log.messages) notices.insert(m);
     calls += log.apiRecords;
@@ -109,9 +145,10 @@ int reportMain(const std::vector<std::string>& args) {
       droppedThreads += log.trailer->droppedThreads;
       yielded += log.trailer->cuptiState == uint32_t(slog::CuptiState::Yielded);
     }
+    health.push_back(logHealth(log));
     logs.push_back(std::move(log));
   }
-  if (inputError) return 2;
+  if (!ok) return false;
   for (const auto& n : notices) std::cerr << "streamlint report: the recorder said: " << n << "\n";
   std::cerr << "streamlint report: " << logs.size() << (logs.size() == 1 ? " process, " : " processes, ")
             << calls << " CUDA calls, " << activities << " GPU activity records";
@@ -123,12 +160,119 @@ int reportMain(const std::vector<std::string>& args) {
               << (yielded == 1 ? " process" : " processes");
   std::cerr << "\n";
   if (dropped)
-    opts.inputErrors.push_back(std::to_string(dropped) + " records were dropped while recording");
-
-  std::vector<Finding> findings = measuredHostBlocking(logs, hb);
-  opts.toolCommand = "streamlint report";
-  writeFindings(std::cout, findings, opts);
-  return findings.empty() ? 0 : 1;
+    out.inputErrors.push_back(std::to_string(dropped) + " records were dropped while recording");
+  return true;
 }
+
+// Per process, the streams' busy time and overlap, after the findings (text format).
+void writeOverlapText(std::ostream& os, const RunData& run) {
+  for (size_t i = 0; i < run.timelines.size(); ++i) {
+    const ProcessTimeline& t = run.timelines[i];
+    if (!t.gpuTiming || run.overlaps[i].streams.empty()) continue;
+    os << "\nGPU streams of pid " << t.pid << (t.rank >= 0 ? " rank " + std::to_string(t.rank) : "")
+       << " (" << t.exe << "):\n";
+    for (const auto& so : run.overlaps[i].streams) {
+      const StreamInfo* s = t.stream(so.device, so.stream);
+      char buf[256];
+      snprintf(buf, sizeof buf, "  %-28s busy %10s, overlapped by other streams %5.1f %%\n",
+               s ? s->label().c_str() : "?", humanTime(double(so.busyNs)).c_str(), so.share() * 100);
+      os << buf;
+    }
+    for (const auto& p : run.overlaps[i].pairs) {
+      if (!p.overlapNs) continue;
+      const StreamInfo *a = t.stream(p.device, p.a), *b = t.stream(p.device, p.b);
+      char buf[320];
+      snprintf(buf, sizeof buf, "  %s + %s: both busy %s (%.1f %% / %.1f %% of their busy time)",
+               a ? a->label().c_str() : "?", b ? b->label().c_str() : "?",
+               humanTime(double(p.overlapNs)).c_str(), p.shareOfA * 100, p.shareOfB * 100);
+      os << buf;
+      if (p.overlappedSlowdown >= 1.3) {
+        snprintf(buf, sizeof buf, "; their kernels ran %.1fx longer while overlapped than alone: "
+                 "each stream could fill the GPU by itself, so running them at once shared the GPU "
+                 "rather than using idle parts of it, and bought little speed-up", p.overlappedSlowdown);
+        os << buf;
+      }
+      os << "\n";
+    }
+  }
+}
+
+void applySeverities(std::vector<Finding>& findings, const std::vector<RuleInfo>* rules);
+
+}  // namespace
+
+int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks) {
+  Options o;
+  if (int rc = parseArgs(args, o)) return rc == 1 ? 0 : 2;
+  std::vector<std::string> files;
+  std::string error;
+  if (!listLogs(o.logs, files, error)) { std::cerr << "streamlint report: " << error << "\n"; return 2; }
+
+  std::vector<ProcessLog> logs;
+  std::vector<LogHealth> health;
+  if (!readLogs(files, logs, health, o.out)) return 2;
+
+  // Static findings first: a bad PATH or SARIF file is a usage error before any long analysis.
+  std::vector<Finding> statics;
+  for (const auto& s : o.sarifs)
+    if (!readSarifFindings(s, statics, error)) { std::cerr << "streamlint report: " << error << "\n"; return 2; }
+  if (!o.sources.empty()) {
+    if (!hooks.analyse) { std::cerr << "streamlint report: this build cannot analyse sources; use --static\n"; return 2; }
+    if (!hooks.analyse(o.sources, statics, error)) { std::cerr << "streamlint report: " << error << "\n"; return 2; }
+  }
+
+  RunData run;
+  Symbolizer sym;
+  for (const auto& log : logs) {
+    run.timelines.push_back(buildTimeline(log, sym));
+    relocateSources(run.timelines.back(), o.sources);
+    run.overlaps.push_back(analyzeOverlap(run.timelines.back()));
+  }
+  std::vector<Finding> measured = measuredHostBlocking(logs, o.hostBlocking);
+  for (auto& f : measured) f.path = localSourcePath(f.path, o.sources);
+  for (auto&& batch : {sideStreamNoOverlap(run, o.rules), workOffRegionStream(run),
+                       legacyStreamSerialization(run, o.rules)})
+    measured.insert(measured.end(), batch.begin(), batch.end());
+  pairWithRun(statics, run, measured);
+
+  std::vector<Finding> all = measured;
+  all.insert(all.end(), statics.begin(), statics.end());
+  applySeverities(all, hooks.rules);
+  rankByCost(all);
+
+  o.out.toolCommand = "streamlint report";
+  o.out.rules = hooks.rules;
+  writeFindings(std::cout, all, o.out);
+  if (o.out.format == Format::Text) writeOverlapText(std::cout, run);
+
+  if (!o.trace.empty()) {
+    std::ofstream f(o.trace);
+    if (f) writePerfettoTrace(f, run.timelines);
+    if (!f) { std::cerr << "streamlint report: " << o.trace << ": cannot write the trace\n"; return 2; }
+    std::cerr << "streamlint report: wrote " << o.trace << " (open it in ui.perfetto.dev)\n";
+  }
+  if (!o.html.empty()) {
+    HtmlReportInput in;
+    in.title = "streamlint report: " + o.logs;
+    in.timelines = std::move(run.timelines);
+    in.overlaps = std::move(run.overlaps);
+    in.health = std::move(health);
+    in.findings = all;
+    std::ofstream f(o.html);
+    if (f) writeHtmlReport(f, in);
+    if (!f) { std::cerr << "streamlint report: " << o.html << ": cannot write the HTML report\n"; return 2; }
+    std::cerr << "streamlint report: wrote " << o.html << "\n";
+  }
+  return all.empty() ? 0 : 1;
+}
+
+namespace {
+void applySeverities(std::vector<Finding>& findings, const std::vector<RuleInfo>* rules) {
+  if (!rules) return;
+  for (auto& f : findings)
+    for (const auto& r : *rules)
+      if (r.id == f.ruleId && r.runtime) f.severity = r.severity;
+}
+}  // namespace
 
 }  // namespace sl::runtime

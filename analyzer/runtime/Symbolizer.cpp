@@ -47,6 +47,14 @@ bool isRuntimeModule(const std::string& path) {
                      [&](const char* p) { return b.rfind(p, 0) == 0; });
 }
 
+bool isLibrarySource(const std::string& file) {
+  static const char* kDirs[] = {"/usr/include/", "/usr/lib/", "/usr/local/cuda", "/targets/x86_64-linux/include/",
+                                "/site-packages/", "/dist-packages/", "/opt/",
+                                ".cudafe1.stub.c", "/tmp/tmpxft_"};  // nvcc's generated launch stubs
+  return std::any_of(std::begin(kDirs), std::end(kDirs),
+                     [&](const char* d) { return file.find(d) != std::string::npos; });
+}
+
 void Symbolizer::add(const std::string& module, uint64_t offset) {
   if (!done_.count({module, offset})) pending_[module].push_back(offset);
 }
@@ -59,7 +67,8 @@ void Symbolizer::run() {
     for (uint64_t off : offsets) done_[{module, off}] = NativeSite{module, off, "", "", 0};
     if (tool.empty() || access(module.c_str(), R_OK) != 0) continue;
     // -a prints each address before its (function, file:line) pairs; -i adds inlined callers
-    // after the innermost one, which is the one we keep.
+    // after the innermost one. We keep the innermost frame in the user's code: a `<<<>>>` launch
+    // or cudaMalloc<T> is inlined from CUDA's headers into the line that the user wrote.
     std::string cmd = shellQuote(tool) + " -a -C -f -i -e " + shellQuote(module);
     for (uint64_t off : offsets) {
       char hex[32];
@@ -72,6 +81,7 @@ void Symbolizer::run() {
     char line[4096];
     NativeSite* cur = nullptr;
     int pairLine = 0;
+    std::string function;
     while (fgets(line, sizeof line, p)) {
       std::string s(line);
       while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
@@ -83,15 +93,15 @@ void Symbolizer::run() {
         continue;
       }
       if (!cur) continue;
-      ++pairLine;
-      if (pairLine == 1 && s != "??") cur->function = s;
-      if (pairLine == 2) {
-        auto colon = s.rfind(':');
-        if (colon != std::string::npos && s.compare(0, 2, "??") != 0) {
-          cur->file = s.substr(0, colon);
-          cur->line = uint32_t(strtoul(s.c_str() + colon + 1, nullptr, 10));  // "N (discriminator k)"
-        }
-      }
+      if (++pairLine % 2 == 1) { function = s != "??" ? s : ""; continue; }
+      auto colon = s.rfind(':');
+      if (colon == std::string::npos || s.compare(0, 2, "??") == 0) continue;
+      bool first = pairLine == 2;
+      if (!first && !(cur->file.empty() || isLibrarySource(cur->file))) continue;
+      if (!first && isLibrarySource(s.substr(0, colon))) continue;
+      cur->function = function;
+      cur->file = s.substr(0, colon);
+      cur->line = uint32_t(strtoul(s.c_str() + colon + 1, nullptr, 10));  // "N (discriminator k)"
     }
     pclose(p);
   }

@@ -34,5 +34,7 @@ class Symbolizer {
 // True for modules that are CUDA, torch, Python or system runtime rather than the user's code:
 // the report walks past them to find the frame the user wrote.
 bool isRuntimeModule(const std::string& path);
+// True for source files of system, CUDA or Python-package headers (inlined into the user's code).
+bool isLibrarySource(const std::string& file);
 
 }  // namespace sl::runtime

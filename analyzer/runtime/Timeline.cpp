@@ -32,6 +32,7 @@ struct ClockMap {
     valid = true;
     if (b.cuptiNs > a.cuptiNs + 1000000 && b.monoNs > a.monoNs)
       scale = double(b.monoNs - a.monoNs) / double(b.cuptiNs - a.cuptiNs);
+    if (scale < 0.99 || scale > 1.01) scale = 1;  // pairs that disagree (a profiler took CUPTI)
     offset = double(a.monoNs) - scale * double(a.cuptiNs);
   }
   uint64_t toMono(uint64_t cupti) const { return uint64_t(scale * double(cupti) + offset); }
@@ -57,6 +58,50 @@ int internLoc(ProcessTimeline& t, std::map<std::pair<std::string, uint32_t>, int
   auto [it, fresh] = index.emplace(std::make_pair(s.path, s.line), int(t.locations.size()));
   if (fresh) t.locations.push_back(SourceLoc{s.path, s.line, s.function, s.python});
   return it->second;
+}
+
+// GPU ops whose launching call CUPTI did not name (no external correlation record): CUPTI's
+// correlation ids grow in API-call order over the process, and so do the recorded calls by enter
+// time. Per kind (kernel <- launch, memcpy <- copy, memset <- set) walk both in order and pair each
+// op with the next call of its kind, requiring the same kernel name when both sides know it and a
+// start after the call began. A bounded look-ahead skips ops from APIs the recorder does not hook
+// (cuBLAS's internal memsets) instead of pairing them with a later call.
+void joinByOrder(const ProcessLog& log, ProcessTimeline& t, const std::vector<const ApiCall*>& calls,
+                 std::vector<std::pair<uint32_t, size_t>>& unjoined) {
+  constexpr size_t kLookAhead = 32;
+  constexpr uint64_t kClockSlackNs = 50000;
+  std::sort(unjoined.begin(), unjoined.end());
+  auto kindOf = [](slog::ApiClass c) {
+    switch (c) {
+      case ApiClass::Launch: return 1;
+      case ApiClass::Copy: case ApiClass::CopyAsync: return 2;
+      case ApiClass::Set: case ApiClass::SetAsync: return 3;
+      default: return 0;
+    }
+  };
+  std::vector<size_t> queue[4];  // call indices per kind, in call order
+  for (size_t i = 0; i < t.calls.size(); ++i)
+    if (int k = kindOf(slog::apiClass(t.calls[i].api)); k && t.calls[i].ret == 0) queue[k].push_back(i);
+  size_t next[4] = {0, 0, 0, 0};
+  auto name = [&](uint32_t id) -> const std::string* {
+    auto it = log.strings.find(id);
+    return id && it != log.strings.end() ? &it->second : nullptr;
+  };
+  for (const auto& [corr, opIndex] : unjoined) {
+    GpuOp& op = t.ops[opIndex];
+    int k = op.kind == slog::ActivityKind::Kernel ? 1 : op.kind == slog::ActivityKind::Memcpy ? 2 : 3;
+    const std::string* opName = op.kind == slog::ActivityKind::Kernel ? &op.name : nullptr;
+    auto& q = queue[k];
+    for (size_t j = next[k]; j < q.size() && j < next[k] + kLookAhead; ++j) {
+      const HostCall& c = t.calls[q[j]];
+      if (c.enterNs > op.startNs + kClockSlackNs) break;  // the GPU cannot run it before it is asked
+      const std::string* callName = name(calls[q[j]]->rec.nameId);
+      if (opName && callName && *opName != *callName) continue;
+      op.call = int(q[j]);
+      next[k] = j + 1;
+      break;
+    }
+  }
 }
 
 }  // namespace
@@ -91,7 +136,7 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
 
   std::map<std::pair<std::string, uint32_t>, int> locIndex;
   std::unordered_map<uint64_t, int> callByCorr;
-  std::set<uint32_t> pythonThreads;
+  std::set<uint32_t> pythonThreads;  // threads with at least one Python line
   for (const ApiCall* c : calls) {
     HostCall h;
     h.tid = c->tid;
@@ -100,6 +145,7 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
     h.exitNs = c->rec.tExit;
     h.stream = c->rec.stream;
     h.a0 = c->rec.a0;
+    h.a1 = c->rec.a1;
     h.a2 = c->rec.a2;
     h.ret = c->rec.ret;
     h.blocking = blocksHost(slog::apiClass(c->rec.api));
@@ -111,13 +157,20 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
   }
   t.pythonThreads.assign(pythonThreads.begin(), pythonThreads.end());
 
-  // Work queued by threads that run no Python (autograd's device threads) belongs to the Python
-  // line that set it off: the last line a Python thread issued a CUDA call from.
-  int lastPythonLoc = -1;
+  // Work queued by threads that run none of the user's code (autograd's device threads, NCCL's)
+  // belongs to the line that set it off: the last source line a user thread issued a CUDA call
+  // from. For backward() that is its own line: it queues the gradient seed first.
+  std::set<uint32_t> userThreads;
+  for (const auto& h : t.calls)
+    if (h.loc >= 0 && t.locations[h.loc].line) userThreads.insert(h.tid);
+  int lastUserLoc = -1;
   for (auto& h : t.calls) {
-    bool fromPython = pythonThreads.count(h.tid) && h.loc >= 0 && t.locations[h.loc].python;
-    if (fromPython) lastPythonLoc = h.loc;
-    else if (!pythonThreads.count(h.tid)) h.attributedLoc = lastPythonLoc;
+    bool located = h.loc >= 0 && t.locations[h.loc].line;
+    if (userThreads.count(h.tid)) {
+      if (located) lastUserLoc = h.loc;
+    } else if (!located) {
+      h.attributedLoc = lastUserLoc;
+    }
   }
 
   // GPU work, on the host clock.
@@ -125,7 +178,9 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
   t.gpuTiming = clock.valid && !log.activities.empty();
   if (t.gpuTiming) {
     t.ops.reserve(log.activities.size());
+    std::vector<std::pair<uint32_t, size_t>> unjoined;  // (CUPTI correlation id, op index)
     for (const auto& a : log.activities) {
+      if (a.start == 0 || a.end < a.start) continue;  // CUPTI's placeholder for an unfinished op
       GpuOp op;
       op.kind = a.kind;
       op.copyKind = a.copyKind;
@@ -137,8 +192,11 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
       op.name = opName(log, a);
       if (auto it = callByCorr.find(a.externalId); a.externalId && it != callByCorr.end())
         op.call = it->second;
+      else
+        unjoined.emplace_back(a.correlationId, t.ops.size());
       t.ops.push_back(std::move(op));
     }
+    joinByOrder(log, t, calls, unjoined);
     std::stable_sort(t.ops.begin(), t.ops.end(),
                      [](const GpuOp& a, const GpuOp& b) { return a.startNs < b.startNs; });
   }
@@ -156,9 +214,18 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
       s.handleKnown = true;
     }
   }
+  std::unordered_map<uint64_t, int> createdBlocking;  // handle -> 1 blocking / 0 non-blocking
+  for (const auto& h : t.calls) {
+    if (h.ret != 0 || !h.a0) continue;
+    if (h.api == slog::Api::cudaStreamCreate) createdBlocking[h.a0] = 1;
+    else if (h.api == slog::Api::cudaStreamCreateWithFlags || h.api == slog::Api::cudaStreamCreateWithPriority)
+      createdBlocking[h.a0] = (h.a1 & 1) ? 0 : 1;  // cudaStreamNonBlocking = 1
+  }
   for (auto& [key, s] : streams) {
     // 0 = the legacy default stream; 1 = cudaStreamLegacy. 2 (cudaStreamPerThread) is not legacy.
     s.legacyDefault = s.handleKnown && (s.handle == 0 || s.handle == 1);
+    if (auto it = createdBlocking.find(s.handle); s.handleKnown && it != createdBlocking.end())
+      s.blocking = it->second;
     s.busyNs = length(busyIntervals(t, s.device, s.id));
     t.streams.push_back(s);
   }

@@ -27,11 +27,11 @@ struct HostCall {
   slog::Api api{};
   uint64_t enterNs = 0, exitNs = 0;
   uint64_t stream = 0;  // the stream handle passed; 0 = legacy default stream
-  uint64_t a0 = 0, a2 = 0;  // event / pointer, bytes (see slog::ApiRecord)
+  uint64_t a0 = 0, a1 = 0, a2 = 0;  // per API class, see slog::ApiRecord
   int32_t ret = 0;
   int loc = -1;         // index into ProcessTimeline::locations; -1 = unknown
-  // Calls on threads that run no Python (autograd's device threads, NCCL, driver threads): the
-  // Python line the process's Python thread last issued a CUDA call from before this call. For
+  // Calls without a source line on threads that run none of the user's code (autograd's device
+  // threads, NCCL's): the line a user thread last issued a CUDA call from before this call. For
   // backward kernels that is the `backward()` line (it queues the gradient seed first).
   int attributedLoc = -1;
   bool blocking = false;  // a class that makes the host wait (sync, alloc, free, blocking copy...)
@@ -53,6 +53,9 @@ struct StreamInfo {
   uint64_t handle = 0;          // the cudaStream_t seen in the launching calls
   bool handleKnown = false;
   bool legacyDefault = false;   // handle 0 or cudaStreamLegacy: serializes with blocking streams
+  // From the call that created the handle: 1 blocking (default flags), 0 cudaStreamNonBlocking,
+  // -1 unknown (created before recording began, or through an API the recorder does not hook).
+  int blocking = -1;
   uint64_t busyNs = 0;          // union of its ops' intervals
   uint64_t firstNs = 0, lastNs = 0;
   size_t kernels = 0, copies = 0, sets = 0;
@@ -73,7 +76,7 @@ struct ProcessTimeline {
 
   const StreamInfo* stream(uint32_t device, uint32_t id) const;
   // The location a call is reported at: its own, else the attributed Python line.
-  int reportLoc(const HostCall& c) const { return c.loc >= 0 ? c.loc : c.attributedLoc; }
+  int reportLoc(const HostCall& c) const { return c.attributedLoc >= 0 ? c.attributedLoc : c.loc; }
 };
 
 // `log` must have been read with all API records and activities kept. Native locations go through

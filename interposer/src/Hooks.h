@@ -77,6 +77,8 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
   auto rc = real(args...);
   uint64_t t1 = tsc ? __rdtsc() : nowNs();
   if (pushed) cuptiPop();
+  uint32_t pyCode = 0, pyOffset = 0;
+  bool py = g_knobs.python && capturePython(ts, pyCode, pyOffset);
   void* frames[slog::kMaxFrames + 1];
   int nf = 1;
   frames[0] = ra;
@@ -87,9 +89,23 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
       memmove(frames, frames + 1, sizeof(void*) * (n - 1));  // drop our own frame
       nf = n - 1;
     }
+  } else if (cls == slog::ApiClass::Launch && !py) {
+    // A native launch's return address is mostly nvcc's per-kernel stub, not the line the user
+    // wrote. One backtrace per distinct return address (then cached) finds that caller without a
+    // per-launch cost; a stub called from several lines is reported at the first one seen.
+    auto& e = ts->stackCache[(reinterpret_cast<uintptr_t>(ra) >> 4) % ThreadState::kStackCache];
+    if (e.ra != ra) {
+      int n = backtrace(frames, slog::kMaxFrames + 1);
+      e.ra = ra;
+      e.n = n > 1 ? uint8_t(n - 1) : 0;
+      if (e.n) memcpy(e.frames, frames + 1, sizeof(void*) * e.n);
+      frames[0] = ra;
+    }
+    if (e.n) {
+      memcpy(frames, e.frames, sizeof(void*) * e.n);
+      nf = e.n;
+    }
   }
-  uint32_t pyCode = 0, pyOffset = 0;
-  bool py = g_knobs.python && capturePython(ts, pyCode, pyOffset);
   // Before reserving the record: a first-seen kernel emits its String record into the ring.
   uint32_t nameId = kernel && g_knobs.names ? kernelNameId(ts, api, kernel) : 0;
   size_t bytes = sizeof(slog::ApiRecord) + sizeof(uint64_t) * nf;

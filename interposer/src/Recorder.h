@@ -41,6 +41,12 @@ struct NameCacheEntry {
 };
 
 // One thread's ring. The owning thread advances `head`, the writer advances `tail`.
+struct StackCacheEntry {
+  const void* ra = nullptr;
+  uint8_t n = 0;
+  void* frames[slog::kMaxFrames];
+};
+
 struct ThreadState {
   char* ring = nullptr;
   uint64_t ringBytes = 0;
@@ -53,9 +59,10 @@ struct ThreadState {
   uint32_t tid = 0;
   uint64_t generation = 0;          // process generation (bumped in a fork child)
   ThreadState* next = nullptr;      // global list, push-only
-  static constexpr int kCodeCache = 512, kNameCache = 256;
+  static constexpr int kCodeCache = 512, kNameCache = 256, kStackCache = 64;
   CodeCacheEntry codeCache[kCodeCache];
   NameCacheEntry nameCache[kNameCache];
+  StackCacheEntry stackCache[kStackCache];  // native launch sites (Hooks.h)
 };
 
 extern std::atomic<uint64_t> g_generation;

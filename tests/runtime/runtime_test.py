@@ -120,7 +120,8 @@ def exit_codes(tmp):
     report(fixture, "--min-blocking-us", "abc", ok=(2,))
     report(fixture, "extra-path", ok=(2,))
     run([A.streamlint, "report"], ok=(2,))
-    check(report(fixture, "--min-blocking-us", "1e12").returncode == 0, "no findings must exit 0")
+    quiet = ("--min-blocking-us", "1e12", "--min-overlap-share", "0")
+    check(report(fixture, *quiet).returncode == 0, "no findings must exit 0")
     check(report(fixture).returncode == 1, "findings must exit 1")
     run([A.streamlint, "run"], ok=(2,))
     run([A.streamlint, "run", "--out"], ok=(2,))
@@ -246,6 +247,7 @@ def fixture_timing(tmp):
     findings, p = report_json(os.path.join(FIXTURES, "h200-timing-experiment.slog"))
     src = os.path.join(HERE, "..", "..", "examples", "runtime", "stream_timing_experiment.py")
     lines = open(src).read().splitlines()
+    findings = [f for f in findings if f["rule"] == "SL901"]
     by = {(f["properties"]["api"], f["line"]): f for f in findings}
     sync = by.get(("cudaDeviceSynchronize", 29))
     check(sync and sync["properties"]["blockedMicros"] > 1e6, f"final synchronize: {findings}")

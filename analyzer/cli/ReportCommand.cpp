@@ -1,0 +1,34 @@
+// `streamlint report`: the runtime report (analyzer/runtime/ReportCommand.cpp) with this binary's
+// static analysis plugged in, so `report DIR PATH...` pairs the run with PATH's findings.
+#include <cstdio>
+
+#include "cli/Commands.h"
+#include "driver/Check.h"
+#include "rules/Rule.h"
+#include "runtime/ReportCommand.h"
+
+namespace sl::cli {
+
+int reportMain(const Args& args) {
+  runtime::ReportHooks hooks;
+  hooks.rules = &ruleCatalogue();
+  hooks.analyse = [](const std::vector<std::string>& paths, std::vector<Finding>& out,
+                     std::string& error) {
+    CheckOptions opts;
+    opts.paths = paths;
+    CheckResult res = runCheck(opts);
+    for (const auto& d : res.diagnostics) {
+      std::string where = d.path + (d.loc.line ? ":" + std::to_string(d.loc.line) : "");
+      std::fprintf(stderr, "%s: error: %s [%s]\n", where.c_str(), d.message.c_str(), d.ruleId.c_str());
+    }
+    if (res.files == 0 && !res.diagnostics.empty()) {
+      error = "no source could be analysed";
+      return false;
+    }
+    out.insert(out.end(), res.findings.begin(), res.findings.end());
+    return true;
+  };
+  return runtime::reportMain(args, hooks);
+}
+
+}  // namespace sl::cli

@@ -1,0 +1,103 @@
+// SL905: work on the legacy default stream serializing other streams.
+// The legacy default stream (stream 0) waits for all work queued before it on every *blocking*
+// stream (created without cudaStreamNonBlocking), and those streams wait for it. In the GPU
+// timing that shows as an operation that was ready — queued by the host and its own stream's
+// previous operation done — but started only when an operation of the other kind (legacy vs.
+// blocking stream) ended. Each such wait is charged to the legacy-stream launch site involved.
+#include <algorithm>
+#include <map>
+
+#include "runtime/RuntimeRules.h"
+
+namespace sl::runtime {
+
+namespace {
+
+constexpr uint64_t kSlackNs = 10000;  // GPU start latency and host/GPU clock error
+
+struct Site {
+  int loc = -1;
+  size_t waits = 0;
+  uint64_t waitNs = 0, legacyOps = 0;
+};
+
+// Ops of one class with their end times, sorted by end.
+struct Ends {
+  std::vector<std::pair<uint64_t, size_t>> byEnd;  // (end, op index)
+  // The op of this class that ended in [from, to], if any (the latest one).
+  int endedIn(uint64_t from, uint64_t to) const {
+    auto it = std::upper_bound(byEnd.begin(), byEnd.end(), std::make_pair(to, SIZE_MAX));
+    if (it == byEnd.begin()) return -1;
+    --it;
+    return it->first >= from ? int(it->second) : -1;
+  }
+};
+
+}  // namespace
+
+std::vector<Finding> legacyStreamSerialization(const RunData& run, const RuntimeRuleOptions& o) {
+  std::vector<Finding> out;
+  for (const auto& t : run.timelines) {
+    std::map<uint32_t, bool> hasLegacy, hasBlocking;
+    for (const auto& s : t.streams) {
+      if (s.legacyDefault) hasLegacy[s.device] = true;
+      else if (s.blocking == 1) hasBlocking[s.device] = true;
+    }
+    // Class of each op: 1 legacy, 2 blocking stream, 0 neither (not involved).
+    auto cls = [&](const GpuOp& op) {
+      const StreamInfo* s = t.stream(op.device, op.stream);
+      if (!s || !hasLegacy[op.device] || !hasBlocking[op.device]) return 0;
+      return s->legacyDefault ? 1 : s->blocking == 1 ? 2 : 0;
+    };
+    std::map<uint32_t, Ends> ends[3];
+    for (size_t i = 0; i < t.ops.size(); ++i)
+      if (int c = cls(t.ops[i])) ends[c][t.ops[i].device].byEnd.emplace_back(t.ops[i].endNs, i);
+    for (auto& e : ends)
+      for (auto& [d, v] : e) std::sort(v.byEnd.begin(), v.byEnd.end());
+
+    std::map<std::pair<uint32_t, uint32_t>, uint64_t> prevEnd;  // (device, stream) -> end
+    std::map<int, Site> sites;  // by legacy launch location
+    for (const auto& op : t.ops) {
+      int c = cls(op);
+      uint64_t& prev = prevEnd[{op.device, op.stream}];
+      uint64_t ready = prev;
+      prev = std::max(prev, op.endNs);
+      if (!c) continue;
+      if (op.call >= 0) ready = std::max(ready, t.calls[op.call].exitNs);
+      if (op.startNs <= ready + kSlackNs) continue;
+      const auto& other = ends[c == 1 ? 2 : 1][op.device];
+      int y = other.endedIn(op.startNs - kSlackNs, op.startNs + kSlackNs / 5);
+      if (y < 0) continue;
+      const GpuOp& legacy = c == 1 ? op : t.ops[y];
+      int loc = legacy.call >= 0 ? t.reportLoc(t.calls[legacy.call]) : -1;
+      Site& s = sites[loc];
+      s.loc = loc;
+      s.waits++;
+      s.waitNs += op.startNs - ready;
+    }
+    for (const auto& op : t.ops)
+      if (cls(op) == 1 && op.call >= 0) sites[t.reportLoc(t.calls[op.call])].legacyOps++;
+
+    for (const auto& [loc, s] : sites) {
+      if (!s.waits || s.waitNs / 1e3 < o.minSerializedMicros) continue;
+      Finding f;
+      f.ruleId = "SL905";
+      placeAt(f, t, loc);
+      f.message = "work queued here ran on the legacy default stream, which waits for every "
+                  "blocking stream and makes them wait for it: " + std::to_string(s.waits) +
+                  " GPU operations sat ready for " + humanTime(double(s.waitNs)) +
+                  " in total until an operation on the other side finished; launch on the "
+                  "stream the surrounding code uses, or create the streams with "
+                  "cudaStreamNonBlocking";
+      f.properties = {{"serializedOperations", s.waits},
+                      {"serializedMicros", double(s.waitNs) / 1e3},
+                      {"legacyStreamOperations", s.legacyOps},
+                      {"pid", t.pid},
+                      {"costMicros", double(s.waitNs) / 1e3}};
+      out.push_back(std::move(f));
+    }
+  }
+  return out;
+}
+
+}  // namespace sl::runtime

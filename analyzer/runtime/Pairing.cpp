@@ -1,0 +1,239 @@
+#include "runtime/Pairing.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace sl::runtime {
+
+namespace {
+
+std::vector<std::string> components(const std::string& p) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i <= p.size()) {
+    size_t j = p.find('/', i);
+    if (j == std::string::npos) j = p.size();
+    std::string c = p.substr(i, j - i);
+    if (!c.empty() && c != ".") out.push_back(c);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string mib(uint64_t bytes) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.1f MiB", double(bytes) / (1024.0 * 1024.0));
+  return buf;
+}
+
+bool isAlloc(slog::Api a) {
+  auto c = slog::apiClass(a);
+  return c == slog::ApiClass::Alloc || c == slog::ApiClass::AllocAsync;
+}
+
+// What one source line did in a run, over all processes.
+struct LineEvidence {
+  bool fileRan = false;
+  uint64_t calls = 0, blockedNs = 0, gpuNs = 0, allocCalls = 0, allocBytes = 0;
+  uint64_t allocBytesBefore = 0;  // through cudaMalloc & co. before this line's first allocation
+  std::map<std::string, uint64_t> apis, opsByStream;
+  std::set<std::string> directStreams;  // streams of the work the line queued itself
+  double regionOverlapShare = -1;       // overlap share of the line's own stream, if a side stream
+};
+
+LineEvidence gather(const RunData& run, const std::string& path, uint32_t line) {
+  LineEvidence e;
+  for (size_t ti = 0; ti < run.timelines.size(); ++ti) {
+    const ProcessTimeline& t = run.timelines[ti];
+    std::vector<bool> here(t.locations.size());
+    bool any = false;
+    for (size_t i = 0; i < t.locations.size(); ++i) {
+      if (!samePath(t.locations[i].path, path)) continue;
+      e.fileRan = true;
+      if (t.locations[i].line == line) here[i] = any = true;
+    }
+    if (!any) continue;
+    std::vector<bool> callHere(t.calls.size());
+    bool allocSeen = false;
+    for (size_t ci = 0; ci < t.calls.size(); ++ci) {
+      const HostCall& c = t.calls[ci];
+      int loc = t.reportLoc(c);
+      bool mine = loc >= 0 && here[loc];
+      if (isAlloc(c.api) && !mine && !allocSeen) e.allocBytesBefore += c.a2;
+      if (!mine) continue;
+      callHere[ci] = true;
+      e.calls++;
+      e.apis[slog::apiName(c.api)]++;
+      if (c.blocking) e.blockedNs += c.blockedNs();
+      if (isAlloc(c.api)) { e.allocCalls++; e.allocBytes += c.a2; allocSeen = true; }
+    }
+    std::pair<uint32_t, uint32_t> direct{UINT32_MAX, UINT32_MAX};
+    for (const auto& op : t.ops) {
+      if (op.call < 0 || !callHere[op.call]) continue;
+      const StreamInfo* s = t.stream(op.device, op.stream);
+      std::string label = s ? s->label() : "stream " + std::to_string(op.stream);
+      e.opsByStream[label]++;
+      e.gpuNs += op.endNs - op.startNs;
+      if (t.calls[op.call].attributedLoc < 0) {
+        e.directStreams.insert(label);
+        direct = {op.device, op.stream};
+      }
+    }
+    if (e.directStreams.size() == 1)
+      for (const auto& so : run.overlaps[ti].streams)
+        if (so.device == direct.first && so.stream == direct.second) {
+          const StreamInfo* s = t.stream(so.device, so.stream);
+          if (s && !s->legacyDefault) e.regionOverlapShare = so.share();
+        }
+  }
+  return e;
+}
+
+// SL501: how long the GPU ran on after the host finished queueing the timed interval's work.
+struct Drain {
+  uint64_t ops = 0, hostNs = 0, drainNs = 0;
+  std::string paidAt;  // "line 19 (cudaStreamCreateWithPriority blocked 4.84 s)"
+};
+
+Drain measureDrain(const RunData& run, const Finding& f) {
+  Drain d;
+  uint32_t first = f.loc.line;
+  for (const auto& n : f.notes)
+    if (n.message.find("interval starts") != std::string::npos && n.loc.line < first) first = n.loc.line;
+  for (const auto& t : run.timelines) {
+    uint64_t begin = UINT64_MAX, lastQueued = 0, gpuEnd = 0;
+    uint32_t tid = 0;
+    for (const auto& op : t.ops) {
+      if (op.call < 0) continue;
+      const HostCall& c = t.calls[op.call];
+      int loc = c.loc;  // the lines' own work: the interval is host code on one thread
+      if (loc < 0 || !samePath(t.locations[loc].path, f.path)) continue;
+      uint32_t line = t.locations[loc].line;
+      if (line < first || line > f.loc.line) continue;
+      d.ops++;
+      begin = std::min(begin, c.enterNs);
+      if (c.exitNs > lastQueued) { lastQueued = c.exitNs; tid = c.tid; }
+      gpuEnd = std::max(gpuEnd, op.endNs);
+    }
+    if (!lastQueued || gpuEnd <= lastQueued) continue;
+    d.hostNs += lastQueued - begin;
+    d.drainNs += gpuEnd - lastQueued;
+    for (const auto& c : t.calls)
+      if (c.tid == tid && c.enterNs >= lastQueued && c.blockedNs() >= 1000000) {
+        int loc = t.reportLoc(c);
+        d.paidAt = (loc >= 0 ? t.locations[loc].path + ":" + std::to_string(t.locations[loc].line)
+                             : std::string("an unknown line")) +
+                   " (" + slog::apiName(c.api) + " blocked " + humanTime(double(c.blockedNs())) + ")";
+        break;
+      }
+  }
+  return d;
+}
+
+std::string describeStreams(const std::map<std::string, uint64_t>& byStream) {
+  std::vector<std::pair<uint64_t, std::string>> v;
+  for (const auto& [s, n] : byStream) v.emplace_back(n, s);
+  std::sort(v.rbegin(), v.rend());
+  std::string out;
+  for (const auto& [n, s] : v) out += (out.empty() ? "" : ", ") + std::to_string(n) + " on " + s;
+  return out;
+}
+
+}  // namespace
+
+bool samePath(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  auto x = components(a), y = components(b);
+  size_t need = std::min<size_t>(3, std::min(x.size(), y.size()));
+  if (need == 0) return false;
+  size_t same = 0;
+  while (same < x.size() && same < y.size() && x[x.size() - 1 - same] == y[y.size() - 1 - same]) ++same;
+  return same >= need;
+}
+
+void pairWithRun(std::vector<Finding>& staticFindings, const RunData& run,
+                 const std::vector<Finding>& measured) {
+  for (auto& f : staticFindings) {
+    LineEvidence e = gather(run, f.path, f.loc.line);
+    nlohmann::json r = nlohmann::json::object();
+    double cost = double(e.blockedNs) / 1e3;
+    std::string said;
+    if (e.calls) {
+      r["status"] = "measured";
+      r["calls"] = e.calls;
+      r["apis"] = e.apis;
+      r["blockedMicros"] = double(e.blockedNs) / 1e3;
+      r["gpuMicros"] = double(e.gpuNs) / 1e3;
+      r["operationsByStream"] = e.opsByStream;
+      said = std::to_string(e.calls) + " CUDA calls from this line";
+      if (e.blockedNs) said += ", host blocked " + humanTime(double(e.blockedNs));
+      if (!e.opsByStream.empty()) said += "; GPU work: " + describeStreams(e.opsByStream);
+      if (e.regionOverlapShare >= 0) {
+        char buf[128];
+        snprintf(buf, sizeof buf, "; the line's own stream overlapped others %.1f %% of its busy time",
+                 e.regionOverlapShare * 100);
+        said += buf;
+        r["regionStreamOverlapShare"] = e.regionOverlapShare;
+      }
+      if (e.allocCalls) {
+        r["allocations"] = e.allocCalls;
+        r["allocatedBytes"] = e.allocBytes;
+        r["allocatedBytesBefore"] = e.allocBytesBefore;
+        said += "; " + std::to_string(e.allocCalls) +
+                (e.allocCalls == 1 ? " device allocation" : " device allocations") +
+                ": the allocator's pool grew by " + mib(e.allocBytes) + " here, on top of the " +
+                mib(e.allocBytesBefore) + " the process had allocated before";
+      }
+    } else {
+      r["status"] = "not exercised";
+      said = e.fileRan ? "not exercised: the run never reached this line"
+                       : "not exercised: this file issued no CUDA calls in the run";
+    }
+    if (f.ruleId == "SL501") {
+      Drain d = measureDrain(run, f);
+      if (d.drainNs) {
+        r["status"] = "measured";
+        r["intervalOperations"] = d.ops;
+        r["hostQueueMicros"] = double(d.hostNs) / 1e3;
+        r["drainMicros"] = double(d.drainNs) / 1e3;
+        said = "the timed lines queued " + std::to_string(d.ops) + " GPU operations in " +
+               humanTime(double(d.hostNs)) + ", and the GPU was busy with them for another " +
+               humanTime(double(d.drainNs)) + " after the host moved on: the clock missed that";
+        if (!d.paidAt.empty()) { said += "; the wait was paid at " + d.paidAt; r["paidAt"] = d.paidAt; }
+        cost = std::max(cost, double(d.drainNs) / 1e3);
+      }
+    }
+    std::vector<std::string> by;
+    for (const auto& m : measured)
+      if (m.loc.line == f.loc.line && samePath(m.path, f.path)) {
+        by.push_back(m.ruleId);
+        cost = std::max(cost, m.properties.value("costMicros", 0.0));
+      }
+    if (!by.empty()) {
+      r["measuredBy"] = by;
+      std::string list;
+      for (const auto& id : by) list += (list.empty() ? "" : ", ") + id;
+      said += " (see " + list + ")";
+    }
+    r["costMicros"] = cost;
+    f.properties["runtime"] = r;
+    f.message += (r["status"] == "measured" ? " — measured: " : " — ") + said;
+  }
+}
+
+namespace {
+double costOf(const Finding& f) {
+  if (f.properties.contains("costMicros")) return f.properties["costMicros"].get<double>();
+  if (f.properties.contains("runtime")) return f.properties["runtime"].value("costMicros", 0.0);
+  return -1;
+}
+}  // namespace
+
+void rankByCost(std::vector<Finding>& findings) {
+  std::stable_sort(findings.begin(), findings.end(),
+                   [](const Finding& a, const Finding& b) { return costOf(a) > costOf(b); });
+}
+
+}  // namespace sl::runtime

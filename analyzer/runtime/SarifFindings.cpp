@@ -1,0 +1,77 @@
+// `streamlint report --static FILE.sarif`: static findings made elsewhere (C++ needs Clang, which a
+// GPU machine may lack) read back from SARIF 2.1.0.
+#include <fstream>
+
+#include "runtime/Pairing.h"
+
+namespace sl::runtime {
+
+namespace {
+
+using nlohmann::json;
+
+// A SARIF artifact location as a path: relative URIs resolve against their uriBaseId's root.
+std::string pathOf(const json& artifact, const json& bases) {
+  std::string uri = artifact.value("uri", "");
+  auto stripScheme = [](std::string u) { return u.rfind("file://", 0) == 0 ? u.substr(7) : u; };
+  if (uri.rfind("file://", 0) == 0) return stripScheme(uri);
+  std::string base = artifact.value("uriBaseId", "");
+  if (!base.empty() && bases.is_object() && bases.contains(base))
+    return stripScheme(bases[base].value("uri", "")) + uri;
+  return uri;
+}
+
+bool readLocation(const json& l, const json& bases, std::string& path, Loc& loc) {
+  if (!l.is_object() || !l.contains("physicalLocation")) return false;
+  const json& p = l["physicalLocation"];
+  if (!p.contains("artifactLocation")) return false;
+  path = pathOf(p["artifactLocation"], bases);
+  if (p.contains("region")) {
+    loc.line = p["region"].value("startLine", 0u);
+    loc.col = p["region"].value("startColumn", 0u);
+  }
+  return !path.empty();
+}
+
+Severity severityOf(const std::string& level) {
+  return level == "error" ? Severity::Error : level == "note" ? Severity::Note : Severity::Warning;
+}
+
+}  // namespace
+
+bool readSarifFindings(const std::string& path, std::vector<Finding>& out, std::string& error) {
+  std::ifstream in(path);
+  if (!in) { error = path + ": cannot open"; return false; }
+  json doc = json::parse(in, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("runs") || !doc["runs"].is_array()) {
+    error = path + ": not a SARIF log (expected a JSON object with \"runs\")";
+    return false;
+  }
+  try {
+    for (const auto& run : doc["runs"]) {
+      json bases = run.value("originalUriBaseIds", json::object());
+      for (const auto& r : run.value("results", json::array())) {
+        Finding f;
+        f.ruleId = r.value("ruleId", "");
+        f.severity = severityOf(r.value("level", "warning"));
+        f.message = r.contains("message") ? r["message"].value("text", "") : "";
+        auto locs = r.value("locations", json::array());
+        if (f.ruleId.empty() || locs.empty() || !readLocation(locs[0], bases, f.path, f.loc)) continue;
+        for (const auto& rel : r.value("relatedLocations", json::array())) {
+          RelatedLocation n;
+          if (!readLocation(rel, bases, n.path, n.loc)) continue;
+          n.message = rel.contains("message") ? rel["message"].value("text", "") : "";
+          f.notes.push_back(std::move(n));
+        }
+        if (r.contains("properties") && r["properties"].is_object()) f.properties = r["properties"];
+        out.push_back(std::move(f));
+      }
+    }
+  } catch (const json::exception& e) {
+    error = path + ": malformed SARIF: " + e.what();
+    return false;
+  }
+  return true;
+}
+
+}  // namespace sl::runtime

@@ -1,0 +1,75 @@
+// SL902: a side stream whose work hardly ever ran while another stream of its device was busy.
+// A side stream is every stream but the device's busiest one (or its legacy default stream when
+// that has work): the stream the program's main work runs on. Streams with less busy time than
+// RuntimeRuleOptions::minSideBusyMicros are noise (a one-off memset) and are skipped.
+#include <map>
+
+#include "runtime/RuntimeRules.h"
+
+namespace sl::runtime {
+
+namespace {
+
+// The main stream of a device: legacy default if it ran anything, else the busiest.
+const StreamInfo* mainStream(const ProcessTimeline& t, uint32_t device) {
+  const StreamInfo* best = nullptr;
+  for (const auto& s : t.streams) {
+    if (s.device != device) continue;
+    if (s.legacyDefault) return &s;
+    if (!best || s.busyNs > best->busyNs) best = &s;
+  }
+  return best;
+}
+
+// The line that queued most of a stream's GPU time.
+int mainSource(const ProcessTimeline& t, const StreamInfo& s) {
+  std::map<int, uint64_t> byLoc;
+  for (const auto& op : t.ops)
+    if (op.device == s.device && op.stream == s.id && op.call >= 0)
+      byLoc[t.reportLoc(t.calls[op.call])] += op.endNs - op.startNs;
+  int best = -1;
+  uint64_t bestNs = 0;
+  for (const auto& [loc, ns] : byLoc)
+    if (loc >= 0 && ns > bestNs) { best = loc; bestNs = ns; }
+  return best;
+}
+
+}  // namespace
+
+std::vector<Finding> sideStreamNoOverlap(const RunData& run, const RuntimeRuleOptions& o) {
+  std::vector<Finding> out;
+  for (size_t i = 0; i < run.timelines.size(); ++i) {
+    const ProcessTimeline& t = run.timelines[i];
+    for (const StreamOverlap& so : run.overlaps[i].streams) {
+      const StreamInfo* s = t.stream(so.device, so.stream);
+      const StreamInfo* main = mainStream(t, so.device);
+      if (!s || s == main || so.busyNs / 1e3 < o.minSideBusyMicros) continue;
+      if (so.share() >= o.minOverlapShare) continue;
+      Finding f;
+      f.ruleId = "SL902";
+      placeAt(f, t, mainSource(t, *s));
+      char share[32];
+      snprintf(share, sizeof share, "%.1f %%", so.share() * 100);
+      f.message = s->label() + " was busy for " + humanTime(double(so.busyNs)) + " (" +
+                  std::to_string(s->kernels) + " kernels, " + std::to_string(s->copies) +
+                  " copies) but overlapped the other streams for only " + share +
+                  " of that time: its work ran when nothing else did, so the side stream bought "
+                  "no concurrency; queue independent work on another stream at the same time "
+                  "(and make sure the host is not waiting in between)";
+      f.properties = {{"stream", s->label()},
+                      {"device", so.device},
+                      {"busyMicros", double(so.busyNs) / 1e3},
+                      {"overlappedMicros", double(so.overlappedNs) / 1e3},
+                      {"overlapShare", so.share()},
+                      {"kernels", s->kernels},
+                      {"copies", s->copies},
+                      {"pid", t.pid},
+                      {"costMicros", double(so.busyNs - so.overlappedNs) / 1e3}};
+      if (main) f.properties["mainStream"] = main->label();
+      out.push_back(std::move(f));
+    }
+  }
+  return out;
+}
+
+}  // namespace sl::runtime
