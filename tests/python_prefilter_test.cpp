@@ -74,6 +74,23 @@ const std::pair<const char*, const char*> kCases[] = {
      "def f():\n"
      "    for _ in range(2):\n"
      "        ones(3, device='cuda').item()\n"},
+    {"aliases.py",  // an aliased torch.cuda function and an Optional[Tensor] parameter
+     "import torch\n"
+     "from torch.cuda import current_device as cd\n"
+     "def f():\n"
+     "    for _ in range(2):\n"
+     "        torch.ones(1, device=torch.device(cd())).item()\n"
+     "def g(x: Optional[torch.Tensor] = None):\n"
+     "    while x:\n"
+     "        pass\n"},
+    {"shadowed_print.py",  // a module function named print: calls of it read no tensor
+     "import torch\n"
+     "def print(*a):\n"
+     "    return None\n"
+     "def f(x: torch.Tensor):\n"
+     "    for _ in range(2):\n"
+     "        print(x)\n"
+     "        x.item()\n"},
     {"callee_summary.py",  // SL501 through a callee that has no loop and names no stream
      "import torch\n"
      "import time\n"

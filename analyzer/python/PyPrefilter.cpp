@@ -48,12 +48,13 @@ struct Line {       // one logical line (brackets, strings, continuations joined
   uint32_t endRow;  // row of `end`
   int owner;        // unit index; -1 = module-level code
   uint32_t occBegin = 0, occEnd = 0;  // its identifiers in Planner::occ_
-  bool imports = false, self = false, cudaShape = false;
+  bool imports = false, self = false, cuda = false;
 };
 
 struct Occ {  // one identifier occurrence
   uint32_t id, begin, end;
-  bool attr;  // written `self.<it>`
+  bool attr;    // written `self.<it>`
+  bool dotted;  // written `<something>.<it>`
 };
 
 // Skips the string literal starting at the quote s[i]; false when it does not end.
@@ -99,8 +100,11 @@ struct Unit {
   // What its own lines mention (word ids, deduplicated).
   std::vector<uint32_t> lines;         // its own logical lines
   std::vector<uint32_t> words, attrs;  // attrs: X of `self.X`
-  bool loop = false, cudaShape = false;  // cudaShape: Tensor annotation or integer device
+  bool loop = false;
+  bool cuda = false;     // CUDA evidence: see cudaEvidence()
+  int clockCalls = 0;    // calls of clock functions (SL501 needs two in one function)
   bool root = false, kept = false, callees = false;
+  bool summaries = false;  // a root whose rules read callee summaries
 };
 
 class Planner {
@@ -266,7 +270,8 @@ class Planner {
       if (size_t(p + 1 - s.data()) >= s.size() || p[1] != '\n') return false;
     const size_t n = s.size();
     if (lowered) occ_.reserve(n / 8);
-    const uint32_t cudaId = lowered ? idOf("cuda", hashOf("cuda")) : 0;
+    // A string holding "cuda" (a device string) is recorded as this pseudo-word.
+    const uint32_t cudaId = lowered ? idOf("\"cuda\"", hashOf("\"cuda\"")) : 0;
     size_t i = 0;
     uint32_t row = 0;
     while (i < n) {
@@ -290,6 +295,7 @@ class Planner {
       int depth = 0;
       // `self` then `.`: the next word is an attribute of self.
       enum { None, Self, SelfDot } selfState = None;
+      bool afterDot = false;
       size_t wordEnd = SIZE_MAX;  // end of the last word (a string prefix ends where a quote starts)
       std::string_view lastWord;
       for (;;) {
@@ -304,12 +310,13 @@ class Planner {
           while (j < n && identChar(static_cast<unsigned char>(s[j]))) h = (h ^ static_cast<unsigned char>(s[j])) * 1099511628211ull, ++j;
           if (lowered && !isDigit(c)) {
             std::string_view w = s.substr(i, j - i);
-            occ_.push_back(Occ{idOf(w, h), uint32_t(i), uint32_t(j), selfState == SelfDot});
+            occ_.push_back(Occ{idOf(w, h), uint32_t(i), uint32_t(j), selfState == SelfDot, afterDot});
             selfState = w == "self" ? Self : None;
             lastWord = w;
           } else {
             selfState = None, lastWord = {};
           }
+          afterDot = false;
           wordEnd = i = j;
           continue;
         }
@@ -347,18 +354,19 @@ class Planner {
                 uint64_t h = 1469598103934665603ull;
                 while (e < i && identChar(static_cast<unsigned char>(s[e]))) h = (h ^ static_cast<unsigned char>(s[e])) * 1099511628211ull, ++e;
                 if (!isDigit(static_cast<unsigned char>(s[k])))
-                  occ_.push_back(Occ{idOf(s.substr(k, e - k), h), uint32_t(k), uint32_t(e), false});
+                  occ_.push_back(Occ{idOf(s.substr(k, e - k), h), uint32_t(k), uint32_t(e), false, false});
                 k = e;
               }
-            } else if (body.find("cuda") != std::string_view::npos) {
-              occ_.push_back(Occ{cudaId, uint32_t(start), uint32_t(start), false});
             }
+            if (body.find("cuda") != std::string_view::npos)
+              occ_.push_back(Occ{cudaId, uint32_t(start), uint32_t(start), false, false});
           }
-          selfState = None, lastWord = {};
+          selfState = None, lastWord = {}, afterDot = false;
           continue;
         }
         if (c == '.' && selfState == Self) selfState = SelfDot;
         else selfState = None;
+        afterDot = c == '.';
         lastWord = {};
         if (c == '(' || c == '[' || c == '{') ++depth;
         else if ((c == ')' || c == ']' || c == '}') && --depth < 0) return false;
@@ -372,13 +380,18 @@ class Planner {
   }
   Unit& unitOf(const Line& l) { return l.owner < 0 ? units_.back() : units_[size_t(l.owner)]; }
 
-  enum Keyword { kFor, kWhile, kImport, kTensor, kDevice, kTo, kType, kAs, kIn, kSelf, kTime, kTimeit, kCount };
+  enum Keyword {
+    kFor, kWhile, kImport, kTensor, kDevice, kTo, kType, kAs, kIn, kSelf, kTime, kTimeit,
+    kCuda, kStringCuda, kEmptyCache, kCurrentDevice, kFrom, kCount
+  };
   uint32_t kw(Keyword k) const { return kwIds_[k]; }
 
-  // Per-unit word sets and per-line facts, from the occurrences scan() collected.
+  // Per-unit word sets and per-line flags, from the occurrences scan() collected.
   void collectFacts() {
-    static constexpr const char* names[kCount] = {"for", "while", "import", "Tensor", "device", "to",
-                                                  "type", "as", "in", "self", "time", "timeit"};
+    static constexpr const char* names[kCount] = {"for",  "while", "import", "Tensor",         "device",
+                                                  "to",   "type",  "as",     "in",             "self",
+                                                  "time", "timeit", "cuda",  "\"cuda\"",       "empty_cache",
+                                                  "current_device", "from"};
     for (int k = 0; k < kCount; ++k) kwIds_[k] = idOf(names[k], hashOf(names[k]));
     stamp_.assign(words_.size(), -1);
     attrStamp_.assign(words_.size(), -1);
@@ -387,19 +400,68 @@ class Planner {
       Unit& u = unitOf(l);
       int ui = int(&u - units_.data());
       u.lines.push_back(uint32_t(k));
-      bool header = firstWord(l) == "def";
       for (uint32_t o = l.occBegin; o < l.occEnd; ++o) {
         const Occ& w = occ_[o];
         if (w.attr && attrStamp_[w.id] != ui) attrStamp_[w.id] = ui, u.attrs.push_back(w.id);
         if (stamp_[w.id] != ui) stamp_[w.id] = ui, u.words.push_back(w.id);
         if (w.id == kw(kFor) || w.id == kw(kWhile)) u.loop = true;
         if (w.id == kw(kImport)) l.imports = true;
-        if (header && w.id == kw(kTensor)) u.cudaShape = true;
         if (w.id == kw(kSelf)) l.self = true;
-        if ((w.id == kw(kDevice) || w.id == kw(kTo) || w.id == kw(kType)) && integerDevice(w.end))
-          l.cudaShape = u.cudaShape = true;
       }
     }
+  }
+
+  bool callAt(size_t afterWord) const {
+    size_t a = skipBlanks(s_, afterWord);
+    return a < s_.size() && s_[a] == '(';
+  }
+
+  // CUDA evidence on a line (the ways the frontend learns that a value lives on the GPU): a
+  // string naming cuda (device strings), `.cuda(`, torch.cuda.current_device/empty_cache (or
+  // an alias of them), an integer device (`device=0`, `.to(0)`, `device(0)`), a parameter
+  // annotated `Tensor`/`torch.Tensor` (optionally Optional[...] or `| None`).
+  bool cudaEvidence(const Line& l) const {
+    bool header = firstWord(l) == "def";
+    for (uint32_t o = l.occBegin; o < l.occEnd; ++o) {
+      const Occ& w = occ_[o];
+      if (w.id == kw(kStringCuda) || w.id == kw(kEmptyCache) || w.id == kw(kCurrentDevice) || has(cudaWords_, w.id))
+        return true;
+      if (w.id == kw(kCuda) && callAt(w.end)) return true;
+      if ((w.id == kw(kDevice) || w.id == kw(kTo) || w.id == kw(kType)) && integerDevice(w.end)) return true;
+      if (header && w.id == kw(kTensor) && tensorParameter(l, w.begin)) return true;
+    }
+    return false;
+  }
+
+  // Whether `Tensor` at `at` in a def line can be a parameter's whole annotation: inside the
+  // parameter list, at its top level or directly in Optional[...], not after `->`.
+  bool tensorParameter(const Line& l, size_t at) const {
+    int depth = 0;
+    bool optional = true;  // the innermost '[' follows `Optional` (vacuous at depth 1)
+    uint32_t row = 0;
+    for (size_t i = l.code; i < at;) {
+      char c = s_[i];
+      if (c == '\'' || c == '"') {
+        if (!skipString(s_, i, row)) return true;
+        continue;
+      }
+      if (c == '(' || c == '[' || c == '{') {
+        ++depth;
+        if (c == '[') {
+          size_t b = i;
+          while (b > l.code && s_[b - 1] == ' ') --b;
+          optional = b >= 8 && s_.substr(b - 8, 8) == "Optional" && depth == 2;
+        } else if (depth > 1) {
+          optional = false;
+        }
+      } else if (c == ')' || c == ']' || c == '}') {
+        if (--depth <= 1) optional = true;
+      } else if (c == '-' && depth == 0 && i + 1 < s_.size() && s_[i + 1] == '>') {
+        return false;
+      }
+      ++i;
+    }
+    return depth == 1 || (depth == 2 && optional);
   }
 
   // `device=0`, `.to(0)`, `device(0)`: an integer names a CUDA device.
@@ -416,14 +478,16 @@ class Planner {
   static bool has(const std::vector<char>& set, uint32_t id) { return set[id] != 0; }
 
   void seedTriggers() {
-    streamWords_.assign(words_.size(), 0), cudaWords_.assign(words_.size(), 0);
+    streamWords_.assign(words_.size(), 0), cudaWords_.assign(words_.size(), 0), clockWords_.assign(words_.size(), 0);
     globals_.assign(words_.size(), 0), attrs_.assign(words_.size(), 0);
     // Stream/event/copy vocabulary: a unit naming one is a root whatever else it holds.
     for (const char* w : {"stream", "Stream", "StreamContext", "streams", "Event", "current_stream",
                           "default_stream", "wait_stream", "wait_event", "record_stream", "record_event",
                           "non_blocking"})
       if (int id = findId(w); id >= 0) mark(streamWords_, uint32_t(id));
-    if (int id = findId("cuda"); id >= 0) mark(cudaWords_, uint32_t(id));
+    for (const char* w : {"time", "perf_counter", "monotonic", "time_ns", "perf_counter_ns", "monotonic_ns",
+                          "default_timer"})  // the clock functions of PyApiTable
+      if (int id = findId(w); id >= 0) mark(clockWords_, uint32_t(id));
     // Configured helpers: the last name of each is what a call spells.
     auto lastName = [&](const std::string& n) {
       size_t e = n.size();
@@ -440,27 +504,62 @@ class Planner {
     // functions are reachable only through such a binding of time/timeit.
     for (const Line& l : lines_) {
       if (!l.imports) continue;
-      bool stream = false, cuda = false;
+      bool stream = false, cuda = false, clock = false;
       for (uint32_t o = l.occBegin; o < l.occEnd; ++o) {
         uint32_t id = occ_[o].id;
-        stream |= has(streamWords_, id) || id == kw(kTime) || id == kw(kTimeit);
-        cuda |= has(cudaWords_, id) || id == kw(kDevice);
+        stream |= has(streamWords_, id);
+        clock |= id == kw(kTime) || id == kw(kTimeit);
+        cuda |= id == kw(kCuda) || id == kw(kDevice) || id == kw(kEmptyCache) || id == kw(kCurrentDevice);
       }
-      bool binding = false;
-      for (uint32_t o = l.occBegin; o < l.occEnd; ++o) {
-        uint32_t id = occ_[o].id;
-        if (id == kw(kImport) || id == kw(kAs)) binding = true;
-        else if (binding && stream) mark(streamWords_, id);
-        else if (binding && cuda) mark(cudaWords_, id);
-      }
+      // Only `from M import f as g` binds functions; a module bound by `import a.b as c` is
+      // used through attribute names, which are words of their own.
+      forEachImportBinding(l, [&](uint32_t id, bool fromImport) {
+        if (!fromImport) return;
+        if (stream) mark(streamWords_, id);
+        if (clock) mark(clockWords_, id);
+        if (cuda && id != kw(kCuda)) mark(cudaWords_, id);
+      });
+    }
+    // Per-line CUDA evidence and per-unit clock calls, now that the aliases are known.
+    for (Line& l : lines_) {
+      l.cuda = cudaEvidence(l);
+      Unit& u = unitOf(l);
+      u.cuda |= l.cuda;
+      for (uint32_t o = l.occBegin; o < l.occEnd; ++o)
+        if (has(clockWords_, occ_[o].id) && callAt(occ_[o].end)) ++u.clockCalls;
     }
   }
 
-  bool lineTainted(const Line& l, const std::vector<char>& locals) const {
-    if (l.cudaShape) return true;
+  // The names an import line binds: after `from M import`, every name (and alias); after a
+  // plain `import`, each dotted name's first part, or its alias.
+  template <class F>  // f(id, fromImport)
+  void forEachImportBinding(const Line& l, F&& f) const {
+    bool from = false, binding = false, fromImport = false;
+    long pending = -1;  // a plain import's dotted-name head, unless `as` follows
     for (uint32_t o = l.occBegin; o < l.occEnd; ++o) {
       const Occ& w = occ_[o];
-      if (has(streamWords_, w.id) || has(cudaWords_, w.id) || has(globals_, w.id) || has(locals, w.id) ||
+      if (w.id == kw(kFrom)) {
+        from = true, binding = false;
+      } else if (w.id == kw(kImport)) {
+        binding = true, fromImport = from, from = false;
+      } else if (binding && fromImport) {
+        if (w.id != kw(kAs)) f(w.id, true);
+      } else if (binding) {
+        if (w.id == kw(kAs)) pending = -1;
+        else if (!w.dotted) {
+          if (pending >= 0) f(uint32_t(pending), false);
+          pending = w.id;
+        }
+      }
+    }
+    if (pending >= 0) f(uint32_t(pending), false);
+  }
+
+  bool lineTainted(const Line& l, const std::vector<char>& locals) const {
+    if (l.cuda) return true;
+    for (uint32_t o = l.occBegin; o < l.occEnd; ++o) {
+      const Occ& w = occ_[o];
+      if (has(streamWords_, w.id) || has(globals_, w.id) || has(locals, w.id) ||
           (w.attr && has(attrs_, w.id)))
         return true;
     }
@@ -514,6 +613,11 @@ class Planner {
         while (a < l.end && (s_[a] == ' ' || s_[a] == '.')) ++a;
         if (a >= l.end || !identChar(static_cast<unsigned char>(s_[a]))) inAs = false;
       }
+      // `a.b.c = v` binds the path "a.b.c": uses of it spell its last name.
+      if (target && !w.attr) {
+        size_t a = skipBlanks(s_, w.end);
+        if (a < l.end && s_[a] == '.') target = false;
+      }
       if (target) f(w.id, w.attr);
     }
   }
@@ -550,32 +654,42 @@ class Planner {
   }
 
   bool mentionsEvidence(const Unit& u) const {
-    if (u.cudaShape) return true;
+    if (u.cuda) return true;
     for (uint32_t id : u.words)
-      if (has(streamWords_, id) || has(cudaWords_, id) || has(globals_, id)) return true;
+      if (has(streamWords_, id) || has(globals_, id)) return true;
     for (uint32_t id : u.attrs)
       if (has(attrs_, id)) return true;
     return false;
   }
 
-  bool isRoot(const Unit& u) const {
-    bool cuda = u.cudaShape;
-    for (uint32_t id : u.words) {
+  bool nestsClass(const Unit& u) const {
+    int classes = 0;
+    for (uint32_t k : u.lines) classes += firstWord(lines_[k]) == "class";
+    return classes > (u.isClass ? 1 : 0);
+  }
+
+  // Whether a rule could report in this unit; sets `summaries` when the rules that could need
+  // callee summaries (SL203, SL301, SL401, SL501: stream regions, non_blocking copies, clock
+  // reads). A unit kept only for a loop with CUDA evidence can give SL302 alone.
+  bool isRoot(Unit& u) const {
+    u.summaries = true;
+    if (u.clockCalls >= 2) return true;
+    for (uint32_t id : u.words)
       if (has(streamWords_, id) || has(globals_, id)) return true;
-      cuda |= has(cudaWords_, id);
-    }
     for (uint32_t id : u.attrs)
       if (has(attrs_, id)) return true;
-    return u.loop && cuda;
+    u.summaries = false;
+    return u.loop && u.cuda;
   }
 
   // ---- what the kept units need ----------------------------------------------------------
   void keepClosure() {
     // Indexes: unit names (calls), `self.X` assigners, import-bound names.
-    std::unordered_map<uint32_t, std::vector<int>> byName, assigners, importers;
+    std::unordered_map<uint32_t, std::vector<int>> functions, methods, assigners, importers;
     for (size_t i = 0; i + 1 < units_.size(); ++i)
       if (!units_[i].isClass && !units_[i].name.empty())
-        if (int id = findId(units_[i].name); id >= 0) byName[uint32_t(id)].push_back(int(i));
+        if (int id = findId(units_[i].name); id >= 0)
+          (units_[i].cls < 0 ? functions : methods)[uint32_t(id)].push_back(int(i));
     for (const Line& l : lines_) {
       if (l.owner < 0 || !l.self) continue;
       forEachTarget(l, [&](uint32_t id, bool attr) {
@@ -585,15 +699,9 @@ class Planner {
         }
       });
     }
-    for (const Line& l : lines_) {
-      if (l.owner < 0 || !l.imports) continue;
-      bool binding = false;
-      for (uint32_t o = l.occBegin; o < l.occEnd; ++o) {
-        uint32_t id = occ_[o].id;
-        if (id == kw(kImport) || id == kw(kAs)) binding = true;
-        else if (binding) importers[id].push_back(l.owner);
-      }
-    }
+    for (const Line& l : lines_)
+      if (l.owner >= 0 && l.imports)
+        forEachImportBinding(l, [&](uint32_t id, bool) { importers[id].push_back(l.owner); });
     std::vector<int> work;
     auto keep = [&](int i, bool callees) {
       Unit& u = units_[size_t(i)];
@@ -602,20 +710,33 @@ class Planner {
       u.callees |= callees;
       work.push_back(i);
     };
-    for (size_t i = 0; i < units_.size(); ++i)
-      if (units_[i].root || units_[i].isModule) keep(int(i), units_[i].root);
+    for (size_t i = 0; i < units_.size(); ++i) {
+      const Unit& u = units_[i];
+      // A function named like a builtin the frontend reads values with (print, float...)
+      // changes what calls of that name mean; a unit nesting a class lowers methods whose
+      // names ("Class.method") other units' calls may resolve to.
+      bool shadows = !u.isClass && u.cls < 0 && !u.isModule &&
+                     (u.name == "print" || u.name == "bool" || u.name == "float" || u.name == "int" ||
+                      u.name == "complex");
+      if (u.root || u.isModule || shadows || nestsClass(u)) keep(int(i), u.summaries);
+    }
     while (!work.empty()) {
       Unit& u = units_[size_t(work.back())];
       work.pop_back();
       if (u.cls >= 0) keep(u.cls, false);
-      for (uint32_t id : u.words) {
-        if (u.callees)
-          if (auto it = byName.find(id); it != byName.end())
-            for (int v : it->second) keep(v, true);
-        if (!u.isModule)  // module-level code is lowered before any function-local import
+      if (u.callees)  // calls: `f(` names a top-level function, `self.m(` a method
+        for (uint32_t k : u.lines)
+          for (uint32_t o = lines_[k].occBegin; o < lines_[k].occEnd; ++o) {
+            const Occ& w = occ_[o];
+            if ((w.dotted && !w.attr) || !callAt(w.end)) continue;
+            auto& index = w.attr ? methods : functions;
+            if (auto it = index.find(w.id); it != index.end())
+              for (int v : it->second) keep(v, true);
+          }
+      if (!u.isModule)  // module-level code is lowered before any function-local import
+        for (uint32_t id : u.words)
           if (auto it = importers.find(id); it != importers.end())
             for (int v : it->second) keep(v, false);
-      }
       for (uint32_t id : u.attrs)
         if (auto it = assigners.find(id); it != assigners.end())
           for (int v : it->second) keep(v, false);
@@ -679,7 +800,7 @@ class Planner {
   std::vector<uint32_t> slots_;
   std::vector<Occ> occ_;
   std::vector<int> stamp_, attrStamp_;
-  std::vector<char> streamWords_, cudaWords_, globals_, attrs_;
+  std::vector<char> streamWords_, cudaWords_, clockWords_, globals_, attrs_;
   uint32_t kwIds_[kCount] = {};
   mutable std::vector<std::pair<size_t, size_t>> spans_;
 };

@@ -4,6 +4,7 @@
 
 #include "python/PyLowering.h"
 #include "python/PyPrefilter.h"
+#include "python/TsAllocator.h"
 
 extern "C" const TSLanguage* tree_sitter_python(void);
 
@@ -19,6 +20,7 @@ struct TreeDeleter {
 
 TSParser* threadParser() {
   thread_local std::unique_ptr<TSParser, ParserDeleter> parser = [] {
+    installTreeSitterAllocator();
     std::unique_ptr<TSParser, ParserDeleter> p(ts_parser_new());
     ts_parser_set_language(p.get(), tree_sitter_python());
     return p;
