@@ -19,7 +19,7 @@ bool parseFormat(const std::string& s, Format& out) {
   return true;
 }
 
-void writeJson(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions&) {
+void writeJson(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o) {
   nlohmann::json arr = nlohmann::json::array();
   for (const auto& f : findings) {
     nlohmann::json j = {{"rule", f.ruleId},       {"severity", severityName(f.severity)},
@@ -33,7 +33,9 @@ void writeJson(std::ostream& os, const std::vector<Finding>& findings, const Out
     if (!f.properties.empty()) j["properties"] = f.properties;
     arr.push_back(std::move(j));
   }
-  os << nlohmann::json{{"version", 1}, {"findings", arr}}.dump(2) << "\n";
+  nlohmann::json doc = {{"version", 1}, {"findings", arr}};
+  if (!o.runProperties.is_null()) doc["run"] = o.runProperties;
+  os << doc.dump(2) << "\n";
 }
 
 void writeFindings(std::ostream& os, const std::vector<Finding>& findings,

@@ -23,6 +23,9 @@ struct OutputOptions {
   std::vector<std::string> inputErrors;  // reported as SARIF toolExecutionNotifications
   const std::vector<RuleInfo>* rules = nullptr;  // SARIF rule metadata (help from rule.md)
   std::vector<Finding> diagnostics;      // lintrunner: input errors, reported as messages
+  // What a whole run measured (`report`: streams' busy and overlapped time): JSON "run", SARIF
+  // run.properties. Null: left out.
+  nlohmann::json runProperties;
 };
 
 // Text: `path:line:col: severity: message [ID]`, the source line, a caret, then notes.

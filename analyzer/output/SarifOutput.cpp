@@ -95,6 +95,7 @@ void writeSarif(std::ostream& os, const std::vector<Finding>& findings, const Ou
       {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", "file://" + root + "/"}}}}},
       {"invocations", json::array({invocation})},
       {"results", results}};
+  if (!o.runProperties.is_null()) run["properties"] = o.runProperties;
   json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", json::array({run})}};

@@ -55,12 +55,13 @@ CallSite resolveCallSite(const ProcessLog& log, const ApiCall& c, const Symboliz
   uint64_t off = 0;
   if (!userFrame(log, c, module, off)) { s.path = "<unknown>"; return s; }
   NativeSite n = sym.lookup(module, off);
-  if (n.file.empty() || isLibrarySource(n.file))
+  if (n.file.empty() || isLibrarySource(n.file) || isKernelWrapper(n.file, n.line))
     for (int i = 0; i < c.nframes; ++i) {
       const Module* m = log.moduleFor(c.frames[i]);
       if (!m || isRuntimeModule(m->path)) continue;
       NativeSite outer = sym.lookup(m->path, c.frames[i] - 1 - m->base);
-      if (!outer.file.empty() && outer.line && !isLibrarySource(outer.file)) {
+      if (!outer.file.empty() && outer.line && !isLibrarySource(outer.file) &&
+          !isKernelWrapper(outer.file, outer.line)) {
         n = outer;
         module = m->path;
         off = c.frames[i] - 1 - m->base;

@@ -3,6 +3,7 @@
 // all processes' logs and ranked by total blocked time. Doc: rules/SL901-measured-host-blocking.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/Finding.h"
@@ -19,6 +20,7 @@ bool isHostBlockingCandidate(const slog::ApiRecord& r);
 
 // Findings sorted by total blocked time, largest first.
 std::vector<Finding> measuredHostBlocking(const std::vector<ProcessLog>& logs,
-                                          const HostBlockingOptions& options);
+                                          const HostBlockingOptions& options,
+                                          const std::vector<std::string>& symbolDirs = {});
 
 }  // namespace sl::runtime

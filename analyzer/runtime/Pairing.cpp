@@ -40,7 +40,9 @@ struct LineEvidence {
   uint64_t allocBytesBefore = 0;  // through cudaMalloc & co. before this line's first allocation
   std::map<std::string, uint64_t> apis, opsByStream;
   std::set<std::string> directStreams;  // streams of the work the line queued itself
-  double regionOverlapShare = -1;       // overlap share of the line's own stream, if a side stream
+  // The line's own stream, when it is a side stream: its busy and overlapped time in the run.
+  std::string regionStream;
+  uint64_t regionBusyNs = 0, regionOverlappedNs = 0;
 };
 
 LineEvidence gather(const RunData& run, const std::string& path, uint32_t line) {
@@ -85,7 +87,10 @@ LineEvidence gather(const RunData& run, const std::string& path, uint32_t line) 
       for (const auto& so : run.overlaps[ti].streams)
         if (so.device == direct.first && so.stream == direct.second) {
           const StreamInfo* s = t.stream(so.device, so.stream);
-          if (s && !s->legacyDefault) e.regionOverlapShare = so.share();
+          if (!s || s->legacyDefault) continue;
+          e.regionStream = s->label();
+          e.regionBusyNs += so.busyNs;
+          e.regionOverlappedNs += so.overlappedNs;
         }
   }
   return e;
@@ -94,7 +99,8 @@ LineEvidence gather(const RunData& run, const std::string& path, uint32_t line) 
 // SL501: how long the GPU ran on after the host finished queueing the timed interval's work.
 struct Drain {
   uint64_t ops = 0, hostNs = 0, drainNs = 0;
-  std::string paidAt;  // "line 19 (cudaStreamCreateWithPriority blocked 4.84 s)"
+  std::string paidAt;  // "path:19 (cudaStreamCreateWithPriority blocked 4.84 s)"
+  RelatedLocation paidNote;
 };
 
 Drain measureDrain(const RunData& run, const Finding& f) {
@@ -123,6 +129,10 @@ Drain measureDrain(const RunData& run, const Finding& f) {
     for (const auto& c : t.calls)
       if (c.tid == tid && c.enterNs >= lastQueued && c.blockedNs() >= 1000000) {
         int loc = t.reportLoc(c);
+        if (loc >= 0)
+          d.paidNote = {t.locations[loc].path, Loc{t.locations[loc].line, 1},
+                        std::string("measured: the timed GPU work was waited for here (") +
+                            slog::apiName(c.api) + " blocked " + humanTime(double(c.blockedNs())) + ")"};
         d.paidAt = (loc >= 0 ? t.locations[loc].path + ":" + std::to_string(t.locations[loc].line)
                              : std::string("an unknown line")) +
                    " (" + slog::apiName(c.api) + " blocked " + humanTime(double(c.blockedNs())) + ")";
@@ -170,17 +180,20 @@ void pairWithRun(std::vector<Finding>& staticFindings, const RunData& run,
       said = std::to_string(e.calls) + " CUDA calls from this line";
       if (e.blockedNs) said += ", host blocked " + humanTime(double(e.blockedNs));
       if (!e.opsByStream.empty()) said += "; GPU work: " + describeStreams(e.opsByStream);
-      if (e.regionOverlapShare >= 0) {
-        char buf[128];
-        snprintf(buf, sizeof buf, "; the line's own stream overlapped others %.1f %% of its busy time",
-                 e.regionOverlapShare * 100);
-        said += buf;
-        r["regionStreamOverlapShare"] = e.regionOverlapShare;
+      if (!e.regionStream.empty()) {
+        said += "; " + e.regionStream + " (this line's) ran " + humanTime(double(e.regionBusyNs)) +
+                " of GPU work in the whole run, " + humanTime(double(e.regionOverlappedNs)) +
+                " of it alongside other streams";
+        r["regionStream"] = e.regionStream;
+        r["regionStreamBusyMicros"] = double(e.regionBusyNs) / 1e3;
+        r["regionStreamOverlappedMicros"] = double(e.regionOverlappedNs) / 1e3;
       }
       if (e.allocCalls) {
         r["allocations"] = e.allocCalls;
         r["allocatedBytes"] = e.allocBytes;
         r["allocatedBytesBefore"] = e.allocBytesBefore;
+      }
+      if (e.allocCalls && f.ruleId == "SL303") {
         said += "; " + std::to_string(e.allocCalls) +
                 (e.allocCalls == 1 ? " device allocation" : " device allocations") +
                 ": the allocator's pool grew by " + mib(e.allocBytes) + " here, on top of the " +
@@ -202,6 +215,7 @@ void pairWithRun(std::vector<Finding>& staticFindings, const RunData& run,
                humanTime(double(d.hostNs)) + ", and the GPU was busy with them for another " +
                humanTime(double(d.drainNs)) + " after the host moved on: the clock missed that";
         if (!d.paidAt.empty()) { said += "; the wait was paid at " + d.paidAt; r["paidAt"] = d.paidAt; }
+        if (!d.paidNote.path.empty()) f.notes.push_back(d.paidNote);
         cost = std::max(cost, double(d.drainNs) / 1e3);
       }
     }

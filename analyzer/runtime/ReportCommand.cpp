@@ -38,6 +38,7 @@ constexpr const char* kUsage =
     "  --format F               text (default), json, sarif, github, lintrunner\n"
     "  --html FILE              also write a self-contained HTML report (timeline, findings)\n"
     "  --trace FILE             also write a Chrome/Perfetto trace (open in ui.perfetto.dev)\n"
+    "  --symbols DIR            look for native modules missing at their recorded path in DIR\n"
     "  --min-blocking-us N      SL901: report call sites blocked at least N us in total (100)\n"
     "  --min-overlap-share P    SL902: a side stream overlapping others below P % of its busy\n"
     "                           time is reported (5)\n";
@@ -66,7 +67,7 @@ struct Options {
   HostBlockingOptions hostBlocking;
   RuntimeRuleOptions rules;
   std::string logs, html, trace;
-  std::vector<std::string> sources, sarifs;
+  std::vector<std::string> sources, sarifs, symbolDirs;
 };
 
 bool parseNumber(const std::string& opt, const std::string& value, double& out) {
@@ -101,6 +102,8 @@ int parseArgs(const std::vector<std::string>& args, Options& o) {
       o.rules.minOverlapShare = share / 100;
     } else if (takeValue("--static")) {
       o.sarifs.push_back(value);
+    } else if (takeValue("--symbols")) {
+      o.symbolDirs.push_back(value);
     } else if (takeValue("--html")) {
       o.html = value;
     } else if (takeValue("--trace")) {
@@ -186,7 +189,9 @@ void writeOverlapText(std::ostream& os, const RunData& run) {
                a ? a->label().c_str() : "?", b ? b->label().c_str() : "?",
                humanTime(double(p.overlapNs)).c_str(), p.shareOfA * 100, p.shareOfB * 100);
       os << buf;
-      if (p.overlappedSlowdown >= 1.3) {
+      // Only where the overlap is substantial: a few microseconds say nothing about saturation.
+      bool substantial = p.overlapNs >= 100000 && std::min(p.shareOfA, p.shareOfB) >= 0.05;
+      if (substantial && p.overlappedSlowdown >= 1.3) {
         snprintf(buf, sizeof buf, "; their kernels ran %.1fx longer while overlapped than alone: "
                  "each stream could fill the GPU by itself, so running them at once shared the GPU "
                  "rather than using idle parts of it, and bought little speed-up", p.overlappedSlowdown);
@@ -198,6 +203,31 @@ void writeOverlapText(std::ostream& os, const RunData& run) {
 }
 
 void applySeverities(std::vector<Finding>& findings, const std::vector<RuleInfo>* rules);
+
+// The streams' busy and overlapped time per process, for JSON "run" and SARIF run.properties.
+nlohmann::json overlapJson(const RunData& run) {
+  nlohmann::json procs = nlohmann::json::array();
+  for (size_t i = 0; i < run.timelines.size(); ++i) {
+    const ProcessTimeline& t = run.timelines[i];
+    nlohmann::json streams = nlohmann::json::array(), pairs = nlohmann::json::array();
+    auto label = [&](uint32_t d, uint32_t id) {
+      const StreamInfo* s = t.stream(d, id);
+      return s ? s->label() : "stream " + std::to_string(id);
+    };
+    for (const auto& so : run.overlaps[i].streams)
+      streams.push_back({{"stream", label(so.device, so.stream)}, {"device", so.device},
+                         {"busyMicros", double(so.busyNs) / 1e3},
+                         {"overlappedMicros", double(so.overlappedNs) / 1e3},
+                         {"overlapShare", so.share()}});
+    for (const auto& p : run.overlaps[i].pairs)
+      pairs.push_back({{"a", label(p.device, p.a)}, {"b", label(p.device, p.b)},
+                       {"overlapMicros", double(p.overlapNs) / 1e3}, {"shareOfA", p.shareOfA},
+                       {"shareOfB", p.shareOfB}, {"overlappedSlowdown", p.overlappedSlowdown}});
+    procs.push_back({{"pid", t.pid}, {"rank", t.rank}, {"exe", t.exe}, {"gpuTiming", t.gpuTiming},
+                     {"streams", streams}, {"streamPairs", pairs}});
+  }
+  return {{"processes", procs}};
+}
 
 }  // namespace
 
@@ -223,12 +253,13 @@ int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks) {
 
   RunData run;
   Symbolizer sym;
+  sym.searchIn(o.symbolDirs);
   for (const auto& log : logs) {
     run.timelines.push_back(buildTimeline(log, sym));
     relocateSources(run.timelines.back(), o.sources);
     run.overlaps.push_back(analyzeOverlap(run.timelines.back()));
   }
-  std::vector<Finding> measured = measuredHostBlocking(logs, o.hostBlocking);
+  std::vector<Finding> measured = measuredHostBlocking(logs, o.hostBlocking, o.symbolDirs);
   for (auto& f : measured) f.path = localSourcePath(f.path, o.sources);
   for (auto&& batch : {sideStreamNoOverlap(run, o.rules), workOffRegionStream(run),
                        legacyStreamSerialization(run, o.rules)})
@@ -241,6 +272,7 @@ int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks) {
   rankByCost(all);
 
   o.out.toolCommand = "streamlint report";
+  o.out.runProperties = overlapJson(run);
   o.out.rules = hooks.rules;
   writeFindings(std::cout, all, o.out);
   if (o.out.format == Format::Text) writeOverlapText(std::cout, run);

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <sstream>
 
 namespace sl::runtime {
@@ -47,6 +49,18 @@ bool isRuntimeModule(const std::string& path) {
                      [&](const char* p) { return b.rfind(p, 0) == 0; });
 }
 
+// nvcc's host-side wrapper of a kernel carries the `__global__` declaration's line; inlined into
+// the launching function, it would hide the line of the launch.
+bool isKernelWrapper(const std::string& file, uint32_t line) {
+  static std::map<std::pair<std::string, uint32_t>, bool> seen;
+  auto [it, fresh] = seen.emplace(std::make_pair(file, line), false);
+  if (!fresh) return it->second;
+  std::ifstream in(file);
+  std::string text;
+  for (uint32_t n = 1; n <= line && std::getline(in, text); ++n) {}
+  return it->second = in && text.find("__global__") != std::string::npos;
+}
+
 bool isLibrarySource(const std::string& file) {
   static const char* kDirs[] = {"/usr/include/", "/usr/lib/", "/usr/local/cuda", "/targets/x86_64-linux/include/",
                                 "/site-packages/", "/dist-packages/", "/opt/",
@@ -65,11 +79,14 @@ void Symbolizer::run() {
     std::sort(offsets.begin(), offsets.end());
     offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
     for (uint64_t off : offsets) done_[{module, off}] = NativeSite{module, off, "", "", 0};
-    if (tool.empty() || access(module.c_str(), R_OK) != 0) continue;
+    std::string file = module;
+    for (const auto& d : searchDirs_)
+      if (access(file.c_str(), R_OK) != 0) file = d + "/" + baseName(module);
+    if (tool.empty() || access(file.c_str(), R_OK) != 0) continue;
     // -a prints each address before its (function, file:line) pairs; -i adds inlined callers
     // after the innermost one. We keep the innermost frame in the user's code: a `<<<>>>` launch
     // or cudaMalloc<T> is inlined from CUDA's headers into the line that the user wrote.
-    std::string cmd = shellQuote(tool) + " -a -C -f -i -e " + shellQuote(module);
+    std::string cmd = shellQuote(tool) + " -a -C -f -i -e " + shellQuote(file);
     for (uint64_t off : offsets) {
       char hex[32];
       snprintf(hex, sizeof hex, " 0x%llx", static_cast<unsigned long long>(off));
@@ -97,11 +114,14 @@ void Symbolizer::run() {
       auto colon = s.rfind(':');
       if (colon == std::string::npos || s.compare(0, 2, "??") == 0) continue;
       bool first = pairLine == 2;
-      if (!first && !(cur->file.empty() || isLibrarySource(cur->file))) continue;
-      if (!first && isLibrarySource(s.substr(0, colon))) continue;
+      std::string file = s.substr(0, colon);
+      uint32_t line = uint32_t(strtoul(s.c_str() + colon + 1, nullptr, 10));
+      if (!first && !(cur->file.empty() || isLibrarySource(cur->file) || isKernelWrapper(cur->file, cur->line)))
+        continue;
+      if (!first && (isLibrarySource(file) || isKernelWrapper(file, line))) continue;
       cur->function = function;
-      cur->file = s.substr(0, colon);
-      cur->line = uint32_t(strtoul(s.c_str() + colon + 1, nullptr, 10));  // "N (discriminator k)"
+      cur->file = file;
+      cur->line = line;  // from "N (discriminator k)"
     }
     pclose(p);
   }

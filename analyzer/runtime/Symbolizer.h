@@ -24,10 +24,14 @@ class Symbolizer {
   // Queues (module, offset) for symbolization; offsets should point into the call instruction.
   void add(const std::string& module, uint64_t offset);
   void run();  // one addr2line process per module
+  // Where to look for a module that is not at its recorded path (a log from another machine):
+  // DIR/<file name of the module>.
+  void searchIn(std::vector<std::string> dirs) { searchDirs_ = std::move(dirs); }
   NativeSite lookup(const std::string& module, uint64_t offset) const;
 
  private:
   std::map<std::string, std::vector<uint64_t>> pending_;
+  std::vector<std::string> searchDirs_;
   std::map<std::pair<std::string, uint64_t>, NativeSite> done_;
 };
 
@@ -36,5 +40,7 @@ class Symbolizer {
 bool isRuntimeModule(const std::string& path);
 // True for source files of system, CUDA or Python-package headers (inlined into the user's code).
 bool isLibrarySource(const std::string& file);
+// True when `file:line` declares a `__global__` kernel (the site of nvcc's launch wrapper).
+bool isKernelWrapper(const std::string& file, uint32_t line);
 
 }  // namespace sl::runtime

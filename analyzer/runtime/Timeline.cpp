@@ -197,6 +197,7 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
       t.ops.push_back(std::move(op));
     }
     joinByOrder(log, t, calls, unjoined);
+    t.gpuTiming = !t.ops.empty();
     std::stable_sort(t.ops.begin(), t.ops.end(),
                      [](const GpuOp& a, const GpuOp& b) { return a.startNs < b.startNs; });
   }

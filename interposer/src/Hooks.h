@@ -91,12 +91,21 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
     }
   } else if (cls == slog::ApiClass::Launch && !py) {
     // A native launch's return address is mostly nvcc's per-kernel stub, not the line the user
-    // wrote. One backtrace per distinct return address (then cached) finds that caller without a
-    // per-launch cost; a stub called from several lines is reported at the first one seen.
-    auto& e = ts->stackCache[(reinterpret_cast<uintptr_t>(ra) >> 4) % ThreadState::kStackCache];
-    if (e.ra != ra) {
+    // wrote. One full backtrace per launch site (then cached) finds that caller. In a native
+    // program the site is the stub's return address plus its caller's (a three-frame backtrace,
+    // so one kernel launched from two lines stays two sites); in a Python process, where such
+    // launches come from autograd's threads deep inside torch, the return address alone.
+    const void* key = ra;
+    if (!pythonProcess()) {
+      void* shallow[3];
+      if (backtrace(shallow, 3) == 3)
+        key = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(ra) ^
+                                            (reinterpret_cast<uintptr_t>(shallow[2]) * 0x9E3779B97F4A7C15ull));
+    }
+    auto& e = ts->stackCache[(reinterpret_cast<uintptr_t>(key) >> 4) % ThreadState::kStackCache];
+    if (e.ra != key) {
       int n = backtrace(frames, slog::kMaxFrames + 1);
-      e.ra = ra;
+      e.ra = key;
       e.n = n > 1 ? uint8_t(n - 1) : 0;
       if (e.n) memcpy(e.frames, frames + 1, sizeof(void*) * e.n);
       frames[0] = ra;

@@ -127,6 +127,8 @@ CodeCacheEntry* define(ThreadState* ts, CodeCacheEntry* e, const void* code, int
 
 }  // namespace
 
+bool pythonProcess() { return g_getTstate != nullptr; }
+
 bool capturePython(ThreadState* ts, uint32_t& codeId, uint32_t& offset) {
   if (!init()) return false;
   const void* tstate = g_getTstate();  // thread-specific storage read; no GIL needed

@@ -24,4 +24,7 @@ namespace sl::ip {
 // inside torch). False when this thread runs no Python code.
 bool capturePython(ThreadState* ts, uint32_t& codeId, uint32_t& offset);
 
+// CPython is loaded in this process (meaningful once capturePython has run).
+bool pythonProcess();
+
 }  // namespace sl::ip

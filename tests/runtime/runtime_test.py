@@ -298,8 +298,10 @@ def gpu_timing(tmp):
     ex = os.path.join(HERE, "..", "..", "examples", "runtime", "stream_timing_experiment.py")
     sl_run(tmp, [sys.executable, ex])
     findings, _ = report_json(tmp)
-    lines = {(f["properties"]["api"], f["line"]) for f in findings}
+    lines = {(f["properties"]["api"], f["line"]) for f in findings if f["rule"] == "SL901"}
     check(("cudaDeviceSynchronize", 29) in lines, f"{findings}")
+    rules = {(f["rule"], f["line"]) for f in findings}
+    check(("SL902", 26) in rules, f"the stream region's matmuls overlap nothing: {findings}")
 
 
 def gpu_profiler(tmp):

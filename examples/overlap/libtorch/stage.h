@@ -16,6 +16,6 @@ struct StageImpl : torch::nn::Module {
 TORCH_MODULE(Stage);
 
 struct Setup {
-  int64_t hidden = 2048, tokens = 256;
-  int layers = 8, steps = 20;
+  int64_t hidden = 2048, tokens = 512;
+  int layers = 8, steps = 10;
 };

@@ -64,9 +64,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--variant", choices=["seed", "fixed"], required=True)
     p.add_argument("--hidden", type=int, default=2048)
-    p.add_argument("--tokens", type=int, default=256)
+    p.add_argument("--tokens", type=int, default=512)
     p.add_argument("--layers", type=int, default=8)
-    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--steps", type=int, default=10)
     args = p.parse_args()
     overlapped_forward_backward = load_user_function(args.variant)
 

@@ -1,0 +1,184 @@
+"""`streamlint report DIR PATH...` on logs recorded on the H200 (rules/SL90x-*/*.slog and
+tests/runtime/fixtures/overlap/, made by examples/overlap/record_on_gpu.sh): static findings
+paired with measured evidence, the measured stream rules, overlap numbers, HTML and trace.
+
+    report_test.py SCENARIO --streamlint BIN
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+FIX = os.path.join(HERE, "fixtures", "overlap")
+A = None
+
+
+def rule_log(rule, which):
+    folder = next(d for d in os.listdir(os.path.join(ROOT, "rules")) if d.startswith(rule))
+    return os.path.join(ROOT, "rules", folder, which + ".slog")
+
+
+def check(cond, msg):
+    if not cond:
+        sys.exit("FAIL: " + msg)
+
+
+def report(*args, ok=(0, 1)):
+    p = subprocess.run([A.streamlint, "report", *args], capture_output=True, text=True, cwd=ROOT)
+    check(p.returncode in ok, f"report {args} exited {p.returncode}: {p.stderr}")
+    return p
+
+
+def report_json(*args):
+    doc = json.loads(report(*args, "--format", "json").stdout)
+    return doc["findings"], doc["run"]["processes"]
+
+
+def find(findings, rule, line=None, path_end=None):
+    return [f for f in findings if f["rule"] == rule and (line is None or f["line"] == line)
+            and (path_end is None or f["path"].endswith(path_end))]
+
+
+def streams(procs):
+    return {s["stream"]: s for p in procs for s in p["streams"]}
+
+
+def seed_overlap():
+    """The user's overlap: SL401 paired with the measured SL903 on the backward() line."""
+    findings, procs = report_json(rule_log("SL903", "bad"), "examples/python/seed/overlapped_forward_backward.py")
+    sl401 = find(findings, "SL401", 26)
+    check(len(sl401) == 1, f"SL401 at line 26: {findings}")
+    rt = sl401[0]["properties"]["runtime"]
+    check(rt["status"] == "measured" and "SL903" in rt["measuredBy"], f"SL401 evidence: {rt}")
+    check(sl401[0]["path"] == "examples/python/seed/overlapped_forward_backward.py",
+          f"runtime paths are relocated to the local sources: {sl401[0]['path']}")
+    sl903 = find(findings, "SL903", 26)
+    check(len(sl903) == 1, f"SL903 at line 26: {findings}")
+    p = sl903[0]["properties"]
+    check(p["offRegionOperations"] >= 0.9 * p["operations"], f"most backward work off the region: {p}")
+    side = streams(procs)[p["regionStream"]]
+    check(side["busyMicros"] < 0.01 * streams(procs)["default stream 7"]["busyMicros"],
+          f"the side stream ran almost nothing: {procs}")
+    check(findings[0]["rule"] in ("SL903", "SL401"), f"ranked by cost, the backward line first: {findings[0]}")
+
+
+def fixed_overlap():
+    """The fixed overlap: > 30 % of the smaller stream overlapped, no SL401, SL902 or SL903."""
+    findings, procs = report_json(rule_log("SL903", "good"), "examples/python/fixed/overlapped_forward_backward.py")
+    rules = {f["rule"] for f in findings}
+    check(not rules & {"SL401", "SL902", "SL903"}, f"fixed overlap is clean: {rules}")
+    pair = procs[0]["streamPairs"][0]
+    smaller_share = max(pair["shareOfA"], pair["shareOfB"])  # the smaller stream's share is the larger
+    check(smaller_share > 0.30, f"overlap above 30 % of the smaller stream's busy time: {pair}")
+    check(pair["overlappedSlowdown"] > 1.3, f"kernels slowed down while overlapped (GPU saturated): {pair}")
+    text = report(rule_log("SL903", "good")).stdout
+    check("bought little speed-up" in text, f"the text says why overlap bought little: {text[-800:]}")
+
+
+def small_chunk():
+    """A smaller chunk leaves the GPU waiting on Python launches: SL902."""
+    findings, _ = report_json(os.path.join(FIX, "python-fixed-small.slog"))
+    sl902 = find(findings, "SL902")
+    check(len(sl902) == 1 and sl902[0]["properties"]["overlapShare"] < 0.05, f"{findings}")
+
+
+def timing_experiment():
+    """SL501 paired with the measured drain, SL303 with the cudaMalloc calls and pool growth."""
+    src = "examples/python/seed/stream_timing_experiment.py"
+    findings, _ = report_json(rule_log("SL902", "bad"), src)
+    for line in (15, 27):
+        f = find(findings, "SL501", line)
+        check(len(f) == 1, f"SL501 at {line}: {findings}")
+        rt = f[0]["properties"]["runtime"]
+        check(rt["status"] == "measured" and rt["drainMicros"] > 1e6 and rt["intervalOperations"] >= 100,
+              f"SL501 at {line} measured a drain of seconds: {rt}")
+        check(any("waited for here" in n["message"] for n in f[0]["notes"]), f"paid-at note: {f[0]['notes']}")
+    for line in (23, 24):
+        f = find(findings, "SL303", line)
+        check(len(f) == 1, f"SL303 at {line}: {findings}")
+        rt = f[0]["properties"]["runtime"]
+        check(rt["apis"].get("cudaMalloc") == 1 and rt["allocatedBytes"] >= 10000 * 10000 * 4,
+              f"SL303 at {line} paired with its cudaMalloc: {rt}")
+    check(find(findings, "SL902", 26), f"the region's stream overlapped nothing: {findings}")
+    fixed, _ = report_json(os.path.join(FIX, "timing-fixed.slog"), "examples/python/fixed/stream_timing_experiment.py")
+    check(not find(fixed, "SL501") and not find(fixed, "SL303"), f"fixed timing: {fixed}")
+
+
+def cuda_example():
+    """CUDA C++: SL601 (static) paired with SL905 (measured) at the legacy launch line."""
+    sym = ("--symbols", os.path.join(FIX, "bin"))
+    findings, procs = report_json(rule_log("SL905", "bad"), "examples/overlap/cuda/overlap_bad.cu", *sym)
+    sl601 = find(findings, "SL601", 30)
+    check(len(sl601) == 1, f"SL601 at line 30: {findings}")
+    rt = sl601[0]["properties"]["runtime"]
+    check(rt["status"] == "measured" and "SL905" in rt.get("measuredBy", []), f"SL601 evidence: {rt}")
+    check(find(findings, "SL905", 30, "overlap_bad.cu"), f"SL905 at the legacy launch: {findings}")
+    fixed, procs = report_json(rule_log("SL902", "good"), "examples/overlap/cuda/overlap_fixed.cu", *sym)
+    check(not find(fixed, "SL905") and not find(fixed, "SL902") and not find(fixed, "SL601"), f"{fixed}")
+    check(all(s["overlapShare"] > 0.9 for s in procs[0]["streams"]), f"fixed streams overlap: {procs}")
+
+
+def libtorch_example():
+    """LibTorch C++: the guard moves nothing; the fixed forward-on-side-stream overlaps."""
+    _, bad = report_json(os.path.join(FIX, "libtorch-bad.slog"))
+    s = sorted(streams(bad).values(), key=lambda s: s["busyMicros"])
+    check(s[0]["busyMicros"] < 0.01 * s[-1]["busyMicros"], f"side stream nearly idle: {bad}")
+    _, fixed = report_json(os.path.join(FIX, "libtorch-fixed.slog"))
+    pair = fixed[0]["streamPairs"][0]
+    check(max(pair["shareOfA"], pair["shareOfB"]) > 0.30, f"fixed LibTorch overlap: {pair}")
+
+
+def static_sarif():
+    """--static: findings made elsewhere (SARIF from `check`) pair like analysed sources."""
+    with tempfile.TemporaryDirectory() as tmp:
+        sarif = os.path.join(tmp, "static.sarif")
+        p = subprocess.run([A.streamlint, "check", "examples/python/seed", "--format", "sarif"],
+                           capture_output=True, text=True, cwd=ROOT)
+        check(p.returncode == 1, p.stderr)
+        open(sarif, "w").write(p.stdout)
+        findings, _ = report_json(rule_log("SL903", "bad"), "--static", sarif)
+        check(find(findings, "SL401", 26)[0]["properties"]["runtime"]["status"] == "measured", f"{findings}")
+        bad = os.path.join(tmp, "bad.sarif")
+        open(bad, "w").write("{not json")
+        p = report(rule_log("SL903", "bad"), "--static", bad, ok=(2,))
+        check("bad.sarif" in p.stderr, p.stderr)
+        p = report(rule_log("SL903", "bad"), "--format", "sarif")
+        doc = json.loads(p.stdout)
+        check("processes" in doc["runs"][0]["properties"], "SARIF run properties carry the overlap")
+
+
+def html_and_trace():
+    """--html and --trace write a page and a trace whose launch->kernel flows have both ends."""
+    with tempfile.TemporaryDirectory() as tmp:
+        html, trace = os.path.join(tmp, "r.html"), os.path.join(tmp, "t.json")
+        report(rule_log("SL903", "bad"), "examples/python/seed", "--html", html, "--trace", trace)
+        page = open(html).read()
+        check("SL903" in page and "loss1.backward()" in page, "the page shows the finding and its source")
+        events = json.load(open(trace))
+        events = events["traceEvents"] if isinstance(events, dict) else events
+        flows = [e for e in events if e.get("ph") in ("s", "f")]
+        check(len(flows) > 1000, f"launch->kernel flows: {len(flows)}")
+        p = report(rule_log("SL903", "bad"), "--html", os.path.join(tmp, "no", "such", "dir.html"), ok=(2,))
+        check("cannot write" in p.stderr, p.stderr)
+
+
+SCENARIOS = {f.__name__: f for f in (seed_overlap, fixed_overlap, small_chunk, timing_experiment,
+                                     cuda_example, libtorch_example, static_sarif, html_and_trace)}
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    ap.add_argument("scenario", choices=sorted(SCENARIOS))
+    ap.add_argument("--streamlint", required=True)
+    A = ap.parse_args()
+    SCENARIOS[A.scenario]()
+    print("ok", A.scenario)
+
+
+if __name__ == "__main__":
+    main()
