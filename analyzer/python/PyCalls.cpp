@@ -243,9 +243,11 @@ Value Lowerer::callHostTensorMethod(const Value& recv, std::string_view method, 
       return recv;
     }
     case Method::ValueRead:
-    case Method::Numpy:
       readValue(a.call, recv, SyncKind::ValueRead, "Tensor.numpy");
       return {};
+    // A host tensor's .numpy() is a view of the same memory: nothing is read yet (a
+    // pending copy stays pending for whoever reads the array).
+    case Method::Numpy: return recv;
     case Method::Metadata: return {};
     default: {
       if (recv.fact.pendingCopy) emit(EventKind::HostRead, a.call, std::string(method)).value = recv.path;

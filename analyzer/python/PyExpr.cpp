@@ -275,31 +275,35 @@ Value Lowerer::evalCall(TSNode call) {
     method = {};
   }
   std::vector<std::pair<std::string, size_t>> handedOver;  // streams/events passed as arguments
+  auto handOver = [&](const Value& v) {  // positional or keyword: `Slot(ready_event=Event())`
+    if (v.fact.kind != Kind::Stream && v.fact.kind != Kind::Event) return;
+    size_t created = fn_.events.size();
+    if (v.path.empty() && created && fn_.events.back().value.empty() &&
+        (fn_.events.back().kind == EventKind::StreamCreate || fn_.events.back().kind == EventKind::EventCreate))
+      handedOver.emplace_back("", created - 1);  // created right in the call's arguments
+    else if (!v.path.empty())
+      handedOver.emplace_back(v.path, 0);
+  };
   if (!ts_node_is_null(argList)) {
     for (TSNode c : NamedChildren(argList)) {
       if (is(c, "keyword_argument")) {
         TSNode v = field(c, "value");
         a.kw.emplace_back(text(field(c, "name"), mc_.src), Arg{v, eval(v)});
+        handOver(a.kw.back().second.value);
       } else if (is(c, "list_splat") || is(c, "dictionary_splat")) {
         eval(c);
       } else {
         a.pos.push_back(Arg{c, eval(c)});
-        const Value& v = a.pos.back().value;
-        if (v.fact.kind == Kind::Stream || v.fact.kind == Kind::Event) {
-          size_t created = fn_.events.size();
-          if (v.path.empty() && created && fn_.events.back().value.empty() &&
-              (fn_.events.back().kind == EventKind::StreamCreate || fn_.events.back().kind == EventKind::EventCreate))
-            handedOver.emplace_back("", created - 1);  // created right in the call's arguments
-          else if (!v.path.empty())
-            handedOver.emplace_back(v.path, 0);
-        }
+        handOver(a.pos.back().value);
       }
     }
   }
 
-  // A stream or event handed to a function we do not know (queue.put(ev), lst.append(s)) may
-  // be kept there; torch's own stream APIs and methods of known objects do not keep it.
-  bool knownCallee = !canon.empty() || recv.fact.kind != Kind::Unknown;
+  // A stream or event handed to a function we do not know (queue.put(ev), lst.append(s),
+  // a project class imported from elsewhere) may be kept there; torch's own stream APIs and
+  // methods of known objects do not keep it.
+  bool torchApi = canon == "torch" || canon.rfind("torch.", 0) == 0;
+  bool knownCallee = torchApi || recv.fact.kind != Kind::Unknown;
   if (!knownCallee)
     for (auto& [path, index] : handedOver) {
       if (path.empty()) path = fn_.events[index].value = "<argument>";

@@ -19,3 +19,11 @@ def synced(x: torch.Tensor, n: int):
     pinned.copy_(x, non_blocking=True)
     torch.cuda.synchronize()
     print(pinned)
+
+
+def to_cpu_view(tensor: torch.Tensor):
+    # .numpy() of the pending host copy is a view of the same memory, not a read: the caller
+    # synchronizes before it reads the array (Megatron-LM's moe_utils.maybe_move_tensor_to_cpu).
+    cpu_tensor = tensor.to(torch.device("cpu"), non_blocking=True)
+    cpu_tensor = cpu_tensor.numpy()
+    return cpu_tensor

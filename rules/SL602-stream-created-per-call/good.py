@@ -1,6 +1,7 @@
 import queue
 
 import torch
+from project.schedules import RingSlot, SchedulePlan
 
 SIDE = torch.cuda.Stream()
 
@@ -61,3 +62,22 @@ def timing_events(model, tokens, steps):
         events.append(torch.cuda.Event(enable_timing=True))
         events[-1].record()
     return events
+
+
+def ring_slots(buffers):
+    # Each slot keeps its event (passed by keyword to a constructor): created once per slot,
+    # not per use (Megatron-LM's gtp_cuda_graphs ring buffer).
+    slots = []
+    for tensor in buffers:
+        slot = RingSlot(tensor=tensor, ready_event=torch.cuda.Event(external=True))
+        slots.append(slot)
+    return slots
+
+
+def schedule_plans(layers, make_plan):
+    # An event handed to a project class imported from elsewhere may be kept by it.
+    plans = []
+    for layer in layers:
+        event = torch.cuda.Event()
+        plans.append(SchedulePlan(layer, event))
+    return plans
