@@ -293,11 +293,19 @@ std::string evidenceText(const nlohmann::json& v) {
   return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// One row per property; a nested object (a static finding's `runtime` evidence) is flattened
+// one level, its keys prefixed ("runtime.status"), so it reads like the measured findings' rows.
 void writeEvidence(std::ostream& o, const nlohmann::json& props) {
   if (!props.is_object() || props.empty()) return;
   o << "<dl class=\"evidence\">";
-  for (const auto& [key, value] : props.items())
+  for (const auto& [key, value] : props.items()) {
+    if (value.is_object() && !value.empty()) {
+      for (const auto& [k, v] : value.items())
+        o << "<dt>" << esc(key + "." + k) << "</dt><dd>" << esc(evidenceText(v)) << "</dd>";
+      continue;
+    }
     o << "<dt>" << esc(key) << "</dt><dd>" << esc(evidenceText(value)) << "</dd>";
+  }
   o << "</dl>";
 }
 
