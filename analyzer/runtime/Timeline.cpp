@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "runtime/CallSite.h"
+#include "runtime/HostBlocking.h"
 #include "runtime/Overlap.h"
 
 namespace sl::runtime {
@@ -14,11 +15,6 @@ namespace {
 
 using slog::ApiClass;
 
-bool blocksHost(ApiClass c) {
-  return c == ApiClass::Sync || c == ApiClass::Alloc || c == ApiClass::Free ||
-         c == ApiClass::Copy || c == ApiClass::Set || c == ApiClass::StreamLife ||
-         c == ApiClass::EventLife;
-}
 
 // CUPTI timestamps -> CLOCK_MONOTONIC. The recorder writes a (cupti, mono) pair when CUPTI starts
 // and when it flushes; two pairs give drift as well as offset.
@@ -148,7 +144,7 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
     h.a1 = c->rec.a1;
     h.a2 = c->rec.a2;
     h.ret = c->rec.ret;
-    h.blocking = blocksHost(slog::apiClass(c->rec.api));
+    h.blocking = isHostBlockingCandidate(c->rec);
     CallSite site = resolveCallSite(log, *c, sym);
     if (site.path != "<unknown>") h.loc = internLoc(t, locIndex, site);
     if (site.python) pythonThreads.insert(c->tid);

@@ -34,7 +34,7 @@ struct HostCall {
   // threads, NCCL's): the line a user thread last issued a CUDA call from before this call. For
   // backward kernels that is the `backward()` line (it queues the gradient seed first).
   int attributedLoc = -1;
-  bool blocking = false;  // a class that makes the host wait (sync, alloc, free, blocking copy...)
+  bool blocking = false;  // a class that can make the host wait (isHostBlockingCandidate)
   uint64_t blockedNs() const { return exitNs > enterNs ? exitNs - enterNs : 0; }
 };
 
