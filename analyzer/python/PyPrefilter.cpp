@@ -6,25 +6,28 @@
 // A unit's lowering reads only its own text plus: import aliases (module-level ones and those
 // of units lowered earlier), module globals (lowered from module-level code, always kept),
 // `self.` facts of methods lowered earlier, and the names of the module's functions (Call
-// events). Every fact the frontend derives starts from evidence whose spelling is visible:
-//   * torch/time APIs reached through an import alias (the alias or an attribute name shows);
-//   * a `Tensor` parameter annotation (a `def` line);
-//   * a CUDA device: a string holding "cuda", an integer device (`device=0`, `.to(0)`,
-//     `device(0)`), `torch.cuda.*`;
-//   * `wait_stream` / `wait_event` on anything; project-configured helpers (their last name).
-// Every rule needs, in the function it reports in, one of: a side-stream region or stream or
-// event API (SL1xx, SL2xx, SL301, SL303, SL401, SL602), a non_blocking copy (SL202-SL304), two
-// clock reads (SL501), or an implicit sync inside a loop (SL302), which needs a CUDA value,
-// hence CUDA evidence ("cuda", an integer device, a Tensor annotation) in that function, or a
-// global/attribute that carries a fact. So a unit is a *root* when it names a stream/event/
-// clock word, a configured helper, an alias imported on a line naming those, or an
-// "interesting" global/attribute (one assigned on a line that mentions any evidence, tracked
-// to a fixpoint through local variables), or has a loop together with CUDA evidence.
-// Everything a kept unit's lowering reads is kept too: callees (by name, transitively from
-// roots: their summaries feed SL203/SL301/SL401/SL501), units that assign a `self.X` the kept
-// unit uses, and units whose imports bind a name the kept unit uses. Module-level code is
-// always kept. Over-approximation is everywhere (words are matched in strings and comments
-// too, a name counts whatever it refers to).
+// events). Every fact the frontend derives starts from evidence whose spelling is visible in
+// code (words in comments never count; in plain strings only "cuda" does):
+//   * stream/event APIs and non_blocking copies: their names (stream, Stream, Event,
+//     current_stream, wait_stream, non_blocking...), or an alias a `from ... import` line
+//     binds next to such a name; project-configured helpers (their last name);
+//   * a CUDA value: a string holding "cuda" (device strings), `.cuda(`, current_device /
+//     empty_cache, an integer device (`device=0`, `.to(0)`, `device(0)`), a parameter
+//     annotated `Tensor` / `torch.Tensor` (bare, Optional[...] or `| None`);
+//   * clock reads: calls of time/perf_counter/monotonic/default_timer... or their aliases.
+// Rules need, in the function they report in: a side-stream region or a stream/event API
+// (SL1xx, SL201, SL301, SL303, SL401, SL602), a non_blocking copy (SL202-SL304), two clock
+// calls (SL501), or an implicit sync inside a loop (SL302), which needs a CUDA value. So a
+// unit is a *root* when it names stream/event/non_blocking vocabulary or an "interesting"
+// global/`self.` attribute (one assigned on a line holding evidence, followed through local
+// variables to a fixpoint), calls a clock twice, or has a loop and CUDA evidence.
+// Everything a kept unit's lowering reads is kept too: units whose imports bind a name it
+// uses, units that assign a `self.X` it uses, and, for roots whose rules read callee
+// summaries (SL203, SL301, SL401, SL501: all but loop-only roots), the functions it calls
+// (`f(` / `self.m(`), transitively. Always kept: module-level code, functions named like the
+// builtins the frontend treats as reads (print, float...), and units that nest a class
+// (their methods' names could collide with other classes'). Matching is by name and
+// over-approximate everywhere.
 #include "python/PyPrefilter.h"
 
 #include <cstdint>
