@@ -43,6 +43,8 @@ C/C++:
 other:
   -j, --jobs N               parallel workers (default: all cores)
   --dump-model               print the StreamModel of each input (for debugging frontends)
+  --no-prefilter             Python: parse every file whole (default: only code that can matter
+                             to a rule; same findings, syntax errors in skipped code unreported)
 )";
 
 namespace {
@@ -99,6 +101,7 @@ int parseCheckArgs(const Args& args, CheckCli& cli) {
     else if (a == "--no-source") cli.out.showSource = false;
     else if (a == "-q" || a == "--quiet") cli.quiet = true;
     else if (a == "--dump-model") opts.dumpModel = true;
+    else if (a == "--no-prefilter") opts.prefilter = false;
     else if (a.size() > 1 && a[0] == '@') {
       std::ifstream in(a.substr(1));
       if (!in) return usageError("cannot read paths file '" + a.substr(1) + "'");
