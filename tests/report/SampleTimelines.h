@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/Finding.h"
 #include "runtime/Timeline.h"
 
 namespace sl::runtime::test {
@@ -78,6 +79,16 @@ inline ProcessTimeline sampleTimeline(uint64_t pid = 1234, int rank = 0, size_t 
   t.beginNs = base;
   t.endNs = base + std::max<uint64_t>(9800, at + 1200);
   return t;
+}
+
+inline Finding finding(const std::string& rule, const std::string& path, uint32_t line,
+                       const std::string& msg) {
+  Finding f;
+  f.ruleId = rule;
+  f.path = path;
+  f.loc = Loc{line, 1};
+  f.message = msg;
+  return f;
 }
 
 }  // namespace sl::runtime::test

@@ -34,15 +34,6 @@ nlohmann::json pageData(const std::string& html) {
   return nlohmann::json::parse(html.substr(b, html.find("</script>", b) - b));
 }
 
-Finding finding(const std::string& rule, const std::string& path, uint32_t line, const std::string& msg) {
-  Finding f;
-  f.ruleId = rule;
-  f.path = path;
-  f.loc = Loc{line, 1};
-  f.message = msg;
-  return f;
-}
-
 HtmlReportInput sampleInput() {
   HtmlReportInput in;
   in.timelines = {sampleTimeline()};

@@ -31,15 +31,6 @@ bool writeFile(const std::string& path, const std::function<void(std::ostream&)>
   return bool(out);
 }
 
-Finding finding(const std::string& rule, const std::string& path, uint32_t line, const std::string& msg) {
-  Finding f;
-  f.ruleId = rule;
-  f.path = path;
-  f.loc = Loc{line, 1};
-  f.message = msg;
-  return f;
-}
-
 HtmlReportInput syntheticInput() {
   HtmlReportInput in;
   in.title = std::string("synthetic report ") + test::kHostileName;
@@ -48,13 +39,13 @@ HtmlReportInput syntheticInput() {
   for (const auto& t : in.timelines) in.overlaps.push_back(analyzeOverlap(t));
   in.health = {LogHealth{}, LogHealth{}};
   in.health[1].droppedRecords = 3;
-  in.findings.push_back(finding("SL901", "/home/u/proj/train.py", 20,
+  in.findings.push_back(test::finding("SL901", "/home/u/proj/train.py", 20,
                                 "`cudaStreamSynchronize` blocked the host for 5.0 µs in 1 call"));
   in.findings.back().properties = {{"api", "cudaStreamSynchronize"}, {"calls", 1}, {"blockedMicros", 5.0}};
-  in.findings.push_back(finding("SL401", "proj/train.py", 10, std::string("launches ") + test::kHostileMarker));
+  in.findings.push_back(test::finding("SL401", "proj/train.py", 10, std::string("launches ") + test::kHostileMarker));
   in.findings.back().properties = {{"kernelsPerStream", {{"default stream 7", 50003}, {"stream 13", 50001}}},
                                    {test::kHostileName, test::kHostileMarker}};
-  in.findings.push_back(finding("SL302", "elsewhere.py", 3, "a line no recorded call came from"));
+  in.findings.push_back(test::finding("SL302", "elsewhere.py", 3, "a line no recorded call came from"));
   return in;
 }
 
