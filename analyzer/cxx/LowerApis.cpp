@@ -81,6 +81,9 @@ void FunctionLowering::apiCall(const ApiEntry& api, const std::string& name, con
     s.sync = api.sync;
     s.api = name;
     s.reads = reads;
+    // An allocation's sync names what it allocates (SL302 tells set-up loops by it); not a
+    // write: the memory holds nothing a stream must wait for.
+    if (api.sync == SyncKind::Allocation) s.value = value;
   };
   auto explicitStream = [&](model::Event& e) {
     if (api.stream < 0) return;
@@ -193,6 +196,8 @@ void FunctionLowering::apiCall(const ApiEntry& api, const std::string& name, con
     case ApiOp::Copy: {
       std::string src = valueName(arg(ce, api.src));
       CopyDir dir = api.fixedDir != CopyDir::Unknown ? api.fixedDir : copyDirFromKind(enumeratorName(arg(ce, api.dir)));
+      // cudaMemcpyDefault: the direction follows from the pointers when both were allocated here.
+      if (dir == CopyDir::Unknown && device_.count(src) && device_.count(value)) dir = CopyDir::DeviceToDevice;
       StreamRef s = api.async ? (streamArg ? streamOf(streamArg) : omittedStream()) : omittedStream();
       legacyOrdering(s, at, false);
       model::Event& e = emit(EventKind::Copy, at);
@@ -207,7 +212,9 @@ void FunctionLowering::apiCall(const ApiEntry& api, const std::string& name, con
       // named at the call, so the stream is not explicit.
       if (api.async) explicitStream(e);
       else e.stream = omittedStream();
-      withSync({});  // the copy event already reads `src`: one use, one event
+      // A device-to-device cudaMemcpy does not make the host wait (CUDA Runtime API,
+      // "API synchronization behavior").
+      if (dir != CopyDir::DeviceToDevice) withSync({});  // the copy event already reads `src`: one use, one event
       legacyOrdering(s, at, true);
       return;
     }
@@ -223,6 +230,8 @@ void FunctionLowering::apiCall(const ApiEntry& api, const std::string& name, con
       return;
     }
     case ApiOp::Alloc: {
+      // Managed memory may live on the host: only plain device allocations name device memory.
+      if (!value.empty() && name.find("Managed") == std::string::npos) device_.insert(value);
       model::Event& e = emit(EventKind::Alloc, at);
       e.api = name;
       // cudaMallocAsync is stream-ordered: the memory is usable on `stream` from this point, so

@@ -87,6 +87,7 @@ class FunctionLowering {
   std::vector<std::vector<BlockItem>> blocks_;
   std::map<const clang::ValueDecl*, model::StreamRef> streams_;
   std::set<std::string> pinned_, pageable_, escaped_;
+  std::set<std::string> device_;           // device memory allocated here (cudaMalloc & co)
   std::set<std::string> blockingStreams_;  // created here without cudaStreamNonBlocking
   std::set<std::string> createdStreams_;   // value names of streams created here
   // Inlined project helpers (inlineHelper): depth, the call site, parameter -> argument names.

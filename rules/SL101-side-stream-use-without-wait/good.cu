@@ -53,3 +53,17 @@ void fresh_allocation(float* y, int n, cudaStream_t s) {
   cudaMalloc(&x, n * sizeof(float));
   consume<<<(n + 255) / 256, 256, 0, s>>>(x, y, n);
 }
+
+void copy_in_branch(float* x, const float* h, float* y, int n, bool async_copy) {
+  // The blocking stream's implicit wait for the legacy stream runs right after the copy, in the
+  // same branch: whenever the copy produced x, the wait ordered it (cuda-samples
+  // UnifiedMemoryPerf).
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  if (async_copy) {
+    cudaMemcpyAsync(x, h, n * sizeof(float), cudaMemcpyHostToDevice, s);
+  } else {
+    cudaMemcpy(x, h, n * sizeof(float), cudaMemcpyHostToDevice);
+  }
+  consume<<<(n + 255) / 256, 256, 0, s>>>(x, y, n);
+}

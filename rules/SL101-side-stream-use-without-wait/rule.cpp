@@ -20,7 +20,8 @@ class SideStreamUseWithoutWait : public Rule {
           long p = producerOf(f, v, i);
           if (p < 0) continue;
           const auto& prod = f.events[size_t(p)];
-          if (sameStream(prod.stream, e.stream) || orderedBetween(f, size_t(p), i, e.stream, prod.stream))
+          if (sameStream(prod.stream, e.stream) || orderedBetween(f, size_t(p), i, e.stream, prod.stream) ||
+              waitFollowsProducer(f, size_t(p), i, e.stream, prod.stream))
             continue;
           Finding& out = ctx.report(
               e.loc, "'" + v + "' is used on " + e.stream.describe() + " but was produced on " +
@@ -35,6 +36,20 @@ class SideStreamUseWithoutWait : public Rule {
   }
 
  private:
+  // A wait by the user's stream that runs whenever the producer ran: after it, in a scope that
+  // encloses the producer's (`if (sync) { cudaMemcpy(...); }` on the legacy stream, then
+  // a blocking stream's implicit wait in the same branch), before the use.
+  static bool waitFollowsProducer(const model::Function& f, size_t p, size_t use, const model::StreamRef& waiter,
+                                  const model::StreamRef& producer) {
+    for (size_t k = p + 1; k < use; ++k) {
+      const auto& w = f.events[k];
+      if (w.kind != EventKind::Wait || !sameStream(w.stream, waiter)) continue;
+      if (w.value.empty() && w.other.kind != model::StreamKind::Unknown && !sameStream(w.other, producer)) continue;
+      if (model::scopeWithin(f, f.events[p].scope, w.scope)) return true;
+    }
+    return false;
+  }
+
   static std::string waitHint(const model::StreamRef& s) {
     return (s.name.empty() ? std::string("stream") : s.name) + ".wait_stream(<producer stream>)";
   }

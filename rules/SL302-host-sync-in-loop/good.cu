@@ -31,3 +31,26 @@ void setup(float** bufs, cudaStream_t* streams, int count, size_t bytes) {
     cudaStreamCreate(&streams[i]);
   }
 }
+
+void setup_cleared(int** bufs, int** staging, int devices, size_t bytes) {
+  // One buffer per device, cleared as it is allocated: the only GPU work initialises what the
+  // loop allocates, so there is nothing to stall (cuda-samples p2pBandwidthLatencyTest).
+  for (int d = 0; d < devices; ++d) {
+    cudaSetDevice(d);
+    cudaMalloc(&bufs[d], bytes);
+    cudaMemset(bufs[d], 0, bytes);
+    cudaHostAlloc(&staging[d], bytes, cudaHostAllocDefault);
+  }
+}
+
+void ping_pong(size_t bytes) {
+  // A device-to-device cudaMemcpy does not make the host wait (cuda-samples simpleP2P).
+  float *g0, *g1;
+  cudaMalloc(&g0, bytes);
+  cudaMalloc(&g1, bytes);
+  for (int i = 0; i < 100; ++i) {
+    if (i % 2 == 0) cudaMemcpy(g1, g0, bytes, cudaMemcpyDefault);
+    else cudaMemcpy(g0, g1, bytes, cudaMemcpyDefault);
+    cudaMemcpy(g0, g1, bytes, cudaMemcpyDeviceToDevice);
+  }
+}

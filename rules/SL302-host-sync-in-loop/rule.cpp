@@ -6,10 +6,22 @@
 namespace sl::rules {
 namespace {
 
+// GPU work in `loop` other than initialising memory allocated in that loop: a loop that only
+// allocates one buffer per stream or device and clears it (cudaMalloc + cudaMemset) is set-up,
+// not a hot path.
 bool issuesGpuWork(const model::Function& f, int loop) {
-  for (const auto& e : f.events)
-    if ((e.kind == model::EventKind::Work || e.kind == model::EventKind::Copy) && model::scopeWithin(f, e.scope, loop))
-      return true;
+  std::set<std::string> fresh;  // allocated in the loop so far
+  for (const auto& e : f.events) {
+    if (!model::scopeWithin(f, e.scope, loop)) continue;
+    if ((e.kind == model::EventKind::Alloc || (e.kind == model::EventKind::HostSync && e.sync == model::SyncKind::Allocation)) &&
+        !e.value.empty())
+      fresh.insert(e.value);
+    if (e.kind != model::EventKind::Work && e.kind != model::EventKind::Copy) continue;
+    bool init = !e.writes.empty();
+    for (const auto& v : e.writes) init &= fresh.count(v) > 0;
+    for (const auto& v : e.reads) init &= fresh.count(v) > 0;
+    if (!init) return true;
+  }
   return false;
 }
 
@@ -28,10 +40,8 @@ class HostSyncInLoop : public Rule {
         // A guard between the sync and the loop (`if step % N == 0`) makes it occasional.
         int guard = model::enclosingScope(f, e.scope, model::ScopeKind::Guarded);
         if (guard >= 0 && model::scopeWithin(f, guard, loop)) continue;
-        // Allocating in a set-up loop that issues no GPU work stalls nothing.
-        if (e.sync == model::SyncKind::Allocation && !loopIssuesWork(f, loop)) continue;
-        // Allocating or freeing in a loop that issues no GPU work is set-up or tear-down
-        // (one buffer per stream or device), not a hot path.
+        // Allocating in a loop that issues no GPU work beyond initialising what it allocates is
+        // set-up (one buffer per stream or device), not a hot path: it stalls nothing.
         if (e.sync == model::SyncKind::Allocation && !issuesGpuWork(f, loop)) continue;
         std::string what = e.api.empty() ? "this call" : "'" + e.api + "'";
         Finding& out = ctx.report(e.loc, what +
@@ -45,12 +55,6 @@ class HostSyncInLoop : public Rule {
   }
 
  private:
-  static bool loopIssuesWork(const model::Function& f, int loop) {
-    for (const auto& w : f.events)
-      if ((w.kind == model::EventKind::Work || w.kind == model::EventKind::Copy) && model::scopeWithin(f, w.scope, loop))
-        return true;
-    return false;
-  }
   static bool implicit(model::SyncKind k) {
     return k == model::SyncKind::ValueRead || k == model::SyncKind::BlockingCopy ||
            k == model::SyncKind::Allocation;

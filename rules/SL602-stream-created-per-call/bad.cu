@@ -33,3 +33,19 @@ void torch_loop(const at::Tensor& x) {
     ev.record();
   }
 }
+
+void per_size(float* d, int n) {
+  cudaStream_t s;
+  cudaStreamCreate(&s);  // expect: SL602
+  scale<<<(n + 255) / 256, 256, 0, s>>>(d, n);
+  cudaStreamSynchronize(s);
+  cudaStreamDestroy(s);
+}
+
+int main() {
+  float* d;
+  cudaMalloc(&d, 1 << 20);
+  for (int n = 1024; n <= (1 << 18); n *= 2) per_size(d, n);  // called in a loop: every call pays
+  cudaFree(d);
+  return 0;
+}

@@ -28,3 +28,26 @@ class Runner {
   cudaStream_t stream_;
   cudaEvent_t done_;
 };
+
+// A demo step that only main calls, once: it runs a fixed number of times (cuda-samples
+// simpleCudaGraphs, streamOrderedAllocation, graphMemoryNodes).
+void demo_step(float* d, int n) {
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  scale<<<(n + 255) / 256, 256, 0, s>>>(d, n);
+  cudaStreamSynchronize(s);
+  cudaStreamDestroy(s);
+}
+
+void demo_captured(float* d, int n) {
+  demo_step(d, n);  // called once from a function main calls once
+}
+
+int main() {
+  float* d;
+  cudaMalloc(&d, 1024 * sizeof(float));
+  demo_step(d, 1024);
+  demo_captured(d, 1024);
+  cudaFree(d);
+  return 0;
+}

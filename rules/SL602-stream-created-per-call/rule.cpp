@@ -1,5 +1,6 @@
 // SL602 stream-created-per-call: see rule.md.
 #include <algorithm>
+#include <set>
 
 #include "rules/Rule.h"
 
@@ -30,6 +31,10 @@ class StreamCreatedPerCall : public Rule {
         if (e.kind != EventKind::StreamCreate || e.pooled || f.name == "<module>" || f.name == "main" ||
             isConstructor(f.name))
           continue;
+        // A helper that only `main` (or other such helpers) calls, outside loops, runs a fixed
+        // number of times: a demo step or a set-up function, not a per-call cost.
+        std::set<std::string> seen;
+        if (runsFixedTimes(ctx.module(), f.name, seen)) continue;
         ctx.report(e.loc, "stream created on every call of '" + f.name +
                               "' and kept only locally: each call pays a driver call and gets a fresh "
                               "allocator pool; create the stream once (module level, a constructor, or a "
@@ -46,6 +51,23 @@ class StreamCreatedPerCall : public Rule {
     std::string cls = name.substr(0, sep), fn = name.substr(sep + 2);
     size_t outer = cls.rfind("::");
     return (outer == std::string::npos ? cls : cls.substr(outer + 2)) == fn;
+  }
+
+  // Every call of `name` in the module sits outside loops, in `main`, module code, a
+  // constructor, or a function that itself runs a fixed number of times. A function nobody in
+  // the file calls (a library entry point) may be called any number of times.
+  static bool runsFixedTimes(const model::Module& m, const std::string& name, std::set<std::string>& seen) {
+    if (name == "main" || name == "<module>" || isConstructor(name)) return true;
+    if (!seen.insert(name).second) return false;  // recursion
+    bool called = false;
+    for (const auto& g : m.functions)
+      for (const auto& c : g.events) {
+        if (c.kind != EventKind::Call || c.callee != name) continue;
+        called = true;
+        if (model::enclosingScope(g, c.scope, model::ScopeKind::Loop) >= 0) return false;
+        if (!runsFixedTimes(m, g.name, seen)) return false;
+      }
+    return called;
   }
 
   // Stored somewhere that outlives the call (attribute, container, return value, a callee).

@@ -49,6 +49,9 @@ void memory(size_t n, int step) {
   cudaMemcpyAsync(h, d, n, cudaMemcpyDeviceToHost, cudaStreamPerThread);  // @d2h
   cudaMemcpyAsync(d, p, n, cudaMemcpyHostToDevice);  // @pinned
   cudaMemsetAsync(d, 0, n);  // @memset
+  float* d2 = nullptr;
+  cudaMalloc(&d2, n);
+  cudaMemcpy(d2, d, n, cudaMemcpyDefault);  // @d2d
   CHECK(cudaFree(d));  // @free
   CUdeviceptr dp;
   cuMemAlloc(&dp, n);  // @cumem
@@ -117,9 +120,13 @@ TEST_F(CudaLowering, StreamsAndEvents) {
 TEST_F(CudaLowering, AllocationsCopiesAndTheirSyncs) {
   std::string f = s->function("memory.cu", "memory");
   // cudaMalloc: an allocation, then the implicit device synchronization. Its memory is ready
-  // when the call returns, so it produces no value a stream would have to wait for.
+  // when the call returns, so it produces no value a stream would have to wait for; the sync
+  // names what it allocates (not a write).
   EXPECT_THAT(f, HasSubstr(at("memory.cu", "malloc", "alloc [cudaMalloc] on legacy in fn\n") +
-                               at("memory.cu", "malloc", "host-sync [cudaMalloc] on current sync=6")));
+                               at("memory.cu", "malloc", "host-sync [cudaMalloc] on current v=d sync=6")));
+  // cudaMemcpyDefault between two cudaMalloc'd pointers: device to device, no host wait.
+  EXPECT_THAT(f, HasSubstr(at("memory.cu", "d2d", "copy [cudaMemcpy] on legacy v=d2 r=d w=d2 dir=3 pinned=0 in fn\n")));
+  EXPECT_THAT(f, Not(HasSubstr(at("memory.cu", "d2d", "host-sync"))));
   EXPECT_THAT(f, HasSubstr(at("memory.cu", "mallochost", "host-sync [cudaMallocHost]")));
   EXPECT_THAT(f, HasSubstr(at("memory.cu", "memcpy", "copy [cudaMemcpy] on legacy v=d r=h w=d dir=1 pinned=1")));
   EXPECT_THAT(f, HasSubstr(at("memory.cu", "memcpy", "host-sync [cudaMemcpy] on current sync=5")));
