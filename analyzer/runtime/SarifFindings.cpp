@@ -1,6 +1,9 @@
 // `streamlint report --static FILE.sarif`: static findings made elsewhere (C++ needs Clang, which a
 // GPU machine may lack) read back from SARIF 2.1.0.
+#include <sys/stat.h>
+
 #include <fstream>
+#include <iterator>
 
 #include "runtime/Pairing.h"
 
@@ -40,9 +43,13 @@ Severity severityOf(const std::string& level) {
 }  // namespace
 
 bool readSarifFindings(const std::string& path, std::vector<Finding>& out, std::string& error) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) { error = path + ": no such file"; return false; }
+  if (!S_ISREG(st.st_mode)) { error = path + ": not a file (expected a SARIF log)"; return false; }
   std::ifstream in(path);
   if (!in) { error = path + ": cannot open"; return false; }
-  json doc = json::parse(in, nullptr, false);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("runs") || !doc["runs"].is_array()) {
     error = path + ": not a SARIF log (expected a JSON object with \"runs\")";
     return false;

@@ -146,6 +146,8 @@ def static_sarif():
         open(bad, "w").write("{not json")
         p = report(rule_log("SL903", "bad"), "--static", bad, ok=(2,))
         check("bad.sarif" in p.stderr, p.stderr)
+        p = report(rule_log("SL903", "bad"), "--static", tmp, ok=(2,))
+        check("not a file" in p.stderr, f"a directory as --static: {p.stderr}")
         p = report(rule_log("SL903", "bad"), "--format", "sarif")
         doc = json.loads(p.stdout)
         check("processes" in doc["runs"][0]["properties"], "SARIF run properties carry the overlap")
