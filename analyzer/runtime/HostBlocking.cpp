@@ -85,11 +85,8 @@ struct Site {
 bool isHostBlockingCandidate(const slog::ApiRecord& r) { return blockingClass(slog::apiClass(r.api)); }
 
 std::vector<Finding> measuredHostBlocking(const std::vector<ProcessLog>& logs,
-                                          const HostBlockingOptions& options,
-                                          const std::vector<std::string>& symbolDirs) {
-  // Pass 1: native sites need symbolizing; batched per module.
-  Symbolizer sym;
-  sym.searchIn(symbolDirs);
+                                          const HostBlockingOptions& options, Symbolizer& sym) {
+  // Pass 1: native sites need symbolizing; batched per module (sites `sym` knows are not redone).
   for (const auto& log : logs)
     for (const auto& c : log.calls)
       if (blockingClass(slog::apiClass(c.rec.api))) queueCallSite(log, c, sym);

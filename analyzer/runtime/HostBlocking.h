@@ -3,11 +3,11 @@
 // all processes' logs and ranked by total blocked time. Doc: rules/SL901-measured-host-blocking.
 #pragma once
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "core/Finding.h"
 #include "runtime/LogReader.h"
+#include "runtime/Symbolizer.h"
 
 namespace sl::runtime {
 
@@ -19,8 +19,9 @@ struct HostBlockingOptions {
 bool isHostBlockingCandidate(const slog::ApiRecord& r);
 
 // Findings sorted by total blocked time, largest first.
+// Native sites go through `sym`; a symbolizer that already resolved them (buildTimeline's) does
+// not run addr2line again.
 std::vector<Finding> measuredHostBlocking(const std::vector<ProcessLog>& logs,
-                                          const HostBlockingOptions& options,
-                                          const std::vector<std::string>& symbolDirs = {});
+                                          const HostBlockingOptions& options, Symbolizer& sym);
 
 }  // namespace sl::runtime

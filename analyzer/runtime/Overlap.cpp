@@ -34,11 +34,11 @@ uint64_t intersectionLength(const Intervals& a, const Intervals& b) {
   return n;
 }
 
-Intervals busyIntervals(const ProcessTimeline& t, uint32_t device, uint32_t stream) {
-  Intervals v;
-  for (const auto& op : t.ops)
-    if (op.device == device && op.stream == stream) v.emplace_back(op.startNs, op.endNs);
-  return unite(std::move(v));
+std::map<std::pair<uint32_t, uint32_t>, Intervals> busyByStream(const ProcessTimeline& t) {
+  std::map<std::pair<uint32_t, uint32_t>, Intervals> out;
+  for (const auto& op : t.ops) out[{op.device, op.stream}].emplace_back(op.startNs, op.endNs);
+  for (auto& [key, v] : out) v = unite(std::move(v));
+  return out;
 }
 
 namespace {
@@ -74,9 +74,10 @@ double slowdownWhenOverlapped(const ProcessTimeline& t, uint32_t device, uint32_
 
 OverlapSummary analyzeOverlap(const ProcessTimeline& t) {
   OverlapSummary out;
+  auto byStream = busyByStream(t);
   std::vector<Intervals> busy;
   for (const auto& s : t.streams) {
-    busy.push_back(busyIntervals(t, s.device, s.id));
+    busy.push_back(std::move(byStream[{s.device, s.id}]));
     StreamOverlap so;
     so.device = s.device;
     so.stream = s.id;

@@ -3,6 +3,8 @@
 // streams the time both were busy, and each stream's time overlapped by any other stream.
 #pragma once
 #include <cstdint>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "runtime/Timeline.h"
@@ -33,7 +35,8 @@ struct OverlapSummary {
 
 // Sorted, merged busy intervals [start, end) of one stream.
 using Intervals = std::vector<std::pair<uint64_t, uint64_t>>;
-Intervals busyIntervals(const ProcessTimeline& t, uint32_t device, uint32_t stream);
+// Every stream's busy intervals, keyed by (device, stream id), in one pass over the ops.
+std::map<std::pair<uint32_t, uint32_t>, Intervals> busyByStream(const ProcessTimeline& t);
 Intervals unite(Intervals v);                              // sorts and merges
 uint64_t length(const Intervals& v);
 uint64_t intersectionLength(const Intervals& a, const Intervals& b);  // both merged

@@ -45,44 +45,64 @@ struct LineEvidence {
   uint64_t regionBusyNs = 0, regionOverlappedNs = 0;
 };
 
-LineEvidence gather(const RunData& run, const std::string& path, uint32_t line) {
+// Built once per timeline, so that pairing N findings does not walk every call N times: the calls
+// reported at each location (their own or attributed line), the GPU ops each call queued, and the
+// bytes allocated before each call.
+struct TimelineIndex {
+  std::vector<std::vector<size_t>> callsAt;  // by location
+  std::vector<std::vector<size_t>> opsOf;    // by call
+  std::vector<uint64_t> allocBefore;         // by call, and one past the last
+  explicit TimelineIndex(const ProcessTimeline& t)
+      : callsAt(t.locations.size()), opsOf(t.calls.size()), allocBefore(t.calls.size() + 1) {
+    for (size_t ci = 0; ci < t.calls.size(); ++ci) {
+      const HostCall& c = t.calls[ci];
+      if (int loc = t.reportLoc(c); loc >= 0) callsAt[loc].push_back(ci);
+      allocBefore[ci + 1] = allocBefore[ci] + (isAlloc(c.api) ? c.a2 : 0);
+    }
+    for (size_t oi = 0; oi < t.ops.size(); ++oi)
+      if (t.ops[oi].call >= 0) opsOf[t.ops[oi].call].push_back(oi);
+  }
+};
+
+LineEvidence gather(const RunData& run, const std::vector<TimelineIndex>& index,
+                    const std::string& path, uint32_t line) {
   LineEvidence e;
   for (size_t ti = 0; ti < run.timelines.size(); ++ti) {
     const ProcessTimeline& t = run.timelines[ti];
-    std::vector<bool> here(t.locations.size());
-    bool any = false;
+    std::vector<size_t> mine;  // calls reported at path:line, in call order
     for (size_t i = 0; i < t.locations.size(); ++i) {
       if (!samePath(t.locations[i].path, path)) continue;
       e.fileRan = true;
-      if (t.locations[i].line == line) here[i] = any = true;
+      if (t.locations[i].line == line)
+        mine.insert(mine.end(), index[ti].callsAt[i].begin(), index[ti].callsAt[i].end());
     }
-    if (!any) continue;
-    std::vector<bool> callHere(t.calls.size());
-    bool allocSeen = false;
-    for (size_t ci = 0; ci < t.calls.size(); ++ci) {
+    if (mine.empty()) continue;
+    std::sort(mine.begin(), mine.end());
+    size_t firstAlloc = t.calls.size();
+    std::pair<uint32_t, uint32_t> direct{UINT32_MAX, UINT32_MAX};
+    for (size_t ci : mine) {
       const HostCall& c = t.calls[ci];
-      int loc = t.reportLoc(c);
-      bool mine = loc >= 0 && here[loc];
-      if (isAlloc(c.api) && !mine && !allocSeen) e.allocBytesBefore += c.a2;
-      if (!mine) continue;
-      callHere[ci] = true;
       e.calls++;
       e.apis[slog::apiName(c.api)]++;
       if (c.blocking) e.blockedNs += c.blockedNs();
-      if (isAlloc(c.api)) { e.allocCalls++; e.allocBytes += c.a2; allocSeen = true; }
-    }
-    std::pair<uint32_t, uint32_t> direct{UINT32_MAX, UINT32_MAX};
-    for (const auto& op : t.ops) {
-      if (op.call < 0 || !callHere[op.call]) continue;
-      const StreamInfo* s = t.stream(op.device, op.stream);
-      std::string label = s ? s->label() : "stream " + std::to_string(op.stream);
-      e.opsByStream[label]++;
-      e.gpuNs += op.endNs - op.startNs;
-      if (t.calls[op.call].attributedLoc < 0) {
-        e.directStreams.insert(label);
-        direct = {op.device, op.stream};
+      if (isAlloc(c.api)) {
+        e.allocCalls++;
+        e.allocBytes += c.a2;
+        firstAlloc = std::min(firstAlloc, ci);
+      }
+      for (size_t oi : index[ti].opsOf[ci]) {
+        const GpuOp& op = t.ops[oi];
+        const StreamInfo* s = t.stream(op.device, op.stream);
+        std::string label = s ? s->label() : "stream " + std::to_string(op.stream);
+        e.opsByStream[label]++;
+        e.gpuNs += op.endNs - op.startNs;
+        if (c.attributedLoc < 0) {
+          e.directStreams.insert(label);
+          direct = {op.device, op.stream};
+        }
       }
     }
+    e.allocBytesBefore += index[ti].allocBefore[firstAlloc];
     if (e.directStreams.size() == 1)
       for (const auto& so : run.overlaps[ti].streams)
         if (so.device == direct.first && so.stream == direct.second) {
@@ -165,8 +185,10 @@ bool samePath(const std::string& a, const std::string& b) {
 
 void pairWithRun(std::vector<Finding>& staticFindings, const RunData& run,
                  const std::vector<Finding>& measured) {
+  std::vector<TimelineIndex> index;
+  for (const auto& t : run.timelines) index.emplace_back(t);
   for (auto& f : staticFindings) {
-    LineEvidence e = gather(run, f.path, f.loc.line);
+    LineEvidence e = gather(run, index, f.path, f.loc.line);
     nlohmann::json r = nlohmann::json::object();
     double cost = double(e.blockedNs) / 1e3;
     std::string said;

@@ -263,7 +263,7 @@ int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks) {
     relocateSources(run.timelines.back(), o.sources);
     run.overlaps.push_back(analyzeOverlap(run.timelines.back()));
   }
-  std::vector<Finding> measured = measuredHostBlocking(logs, o.hostBlocking, o.symbolDirs);
+  std::vector<Finding> measured = measuredHostBlocking(logs, o.hostBlocking, sym);
   for (auto& f : measured) f.path = localSourcePath(f.path, o.sources);
   for (auto&& batch : {sideStreamNoOverlap(run, o.rules), workOffRegionStream(run),
                        legacyStreamSerialization(run, o.rules)})

@@ -218,12 +218,13 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
     else if (h.api == slog::Api::cudaStreamCreateWithFlags || h.api == slog::Api::cudaStreamCreateWithPriority)
       createdBlocking[h.a0] = (h.a1 & 1) ? 0 : 1;  // cudaStreamNonBlocking = 1
   }
+  auto busy = busyByStream(t);
   for (auto& [key, s] : streams) {
     // 0 = the legacy default stream; 1 = cudaStreamLegacy. 2 (cudaStreamPerThread) is not legacy.
     s.legacyDefault = s.handleKnown && (s.handle == 0 || s.handle == 1);
     if (auto it = createdBlocking.find(s.handle); s.handleKnown && it != createdBlocking.end())
       s.blocking = it->second;
-    s.busyNs = length(busyIntervals(t, s.device, s.id));
+    s.busyNs = length(busy[key]);
     t.streams.push_back(s);
   }
 

@@ -103,9 +103,9 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
                                             (reinterpret_cast<uintptr_t>(shallow[2]) * 0x9E3779B97F4A7C15ull));
     }
     auto& e = ts->stackCache[(reinterpret_cast<uintptr_t>(key) >> 4) % ThreadState::kStackCache];
-    if (e.ra != key) {
+    if (e.key != key) {
       int n = backtrace(frames, slog::kMaxFrames + 1);
-      e.ra = key;
+      e.key = key;
       e.n = n > 1 ? uint8_t(n - 1) : 0;
       if (e.n) memcpy(e.frames, frames + 1, sizeof(void*) * e.n);
       frames[0] = ra;

@@ -42,7 +42,7 @@ struct NameCacheEntry {
 
 // One thread's ring. The owning thread advances `head`, the writer advances `tail`.
 struct StackCacheEntry {
-  const void* ra = nullptr;
+  const void* key = nullptr;  // the launch site: return address (mixed with its caller's)
   uint8_t n = 0;
   void* frames[slog::kMaxFrames];
 };

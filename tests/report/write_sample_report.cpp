@@ -73,7 +73,8 @@ HtmlReportInput fixtureInput(const std::string& dir, std::vector<ProcessLog>& lo
   }
   HostBlockingOptions hb;
   hb.minBlockingMicros = 0;
-  in.findings = measuredHostBlocking(logs, hb);
+  Symbolizer sym;
+  in.findings = measuredHostBlocking(logs, hb, sym);
   return in;
 }
 
