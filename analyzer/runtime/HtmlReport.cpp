@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "core/SourceFile.h"
+#include "runtime/GpuCoverage.h"
 #include "runtime/KernelName.h"
 
 namespace sl::runtime {
@@ -207,10 +208,22 @@ nlohmann::json processData(const ProcessTimeline& t, const HtmlReportInput& in, 
 
   nlohmann::json sites = nlohmann::json::array();
   for (const auto& l : t.locations) sites.push_back(locText(l));
-  return {{"title", processTitle(t)}, {"end", end}, {"lanes", lanes}, {"names", names.json()},
+  nlohmann::json data = {{"title", processTitle(t)}, {"end", end}, {"lanes", lanes}, {"names", names.json()},
           {"sites", sites},
           {"ops", {{"t", ot}, {"d", od}, {"l", ol}, {"k", ok}, {"n", on}, {"s", os}}},
           {"calls", {{"t", ct}, {"d", cd}, {"l", cl}, {"n", cn}, {"s", cs}, {"st", cst}}}};
+  // Sampled GPU timing: the windows, so that the stream lanes can show where nothing was timed
+  // (an empty stretch there is not an idle GPU).
+  if (t.sampled) {
+    nlohmann::json wt = nlohmann::json::array(), wd = wt;
+    for (const auto& w : t.windows) {
+      const uint64_t s = w.beginNs > begin ? w.beginNs - begin : 0;
+      wt.push_back(s);
+      wd.push_back(w.endNs > begin + s ? w.endNs - begin - s : 0);
+    }
+    data["windows"] = {{"t", wt}, {"d", wd}};
+  }
+  return data;
 }
 
 // Per finding and process, the location indices the finding's line stands for.
@@ -232,11 +245,13 @@ nlohmann::json findingSites(const Finding& f, const std::vector<ProcessTimeline>
 void writeSummary(std::ostream& o, const HtmlReportInput& in) {
   size_t devices = 0, streams = 0, calls = 0, ops = 0;
   uint64_t dropped = 0, droppedThreads = 0, droppedActivities = 0;
+  Coverage timed;
   for (const auto& t : in.timelines) {
     devices += devicesOf(t).size();
     streams += t.streams.size();
     calls += t.calls.size();
     ops += t.ops.size();
+    timed.add(t);
   }
   for (const auto& h : in.health) {
     dropped += h.droppedRecords;
@@ -253,6 +268,8 @@ void writeSummary(std::ostream& o, const HtmlReportInput& in) {
   item("streams", std::to_string(streams));
   item("CUDA calls", std::to_string(calls));
   item("GPU ops", std::to_string(ops));
+  if (timed.sampled())
+    item("of the run GPU-timed (sampled)", percent(timed.runNs ? double(timed.timedNs) / double(timed.runNs) : 0), true);
   item("findings", std::to_string(in.findings.size()));
   if (dropped) item("records dropped", std::to_string(dropped), true);
   if (droppedThreads) item("threads unrecorded", std::to_string(droppedThreads), true);
@@ -264,6 +281,9 @@ void writeProcessNotes(std::ostream& o, const ProcessTimeline& t, const LogHealt
                        size_t opsLeftOut, size_t callsLeftOut, const HtmlReportInput& in) {
   std::vector<std::string> notes;
   if (!t.gpuTiming) notes.push_back("No GPU timing in this log (CUPTI was off, unavailable or taken by a profiler): only host calls are shown.");
+  if (t.sampled)
+    notes.push_back(coverageSummary(t) + ". The stream lanes and the overlap show the GPU work of "
+                    "the timed windows only; shaded stretches were not timed.");
   if (opsLeftOut)
     notes.push_back("Only the first " + std::to_string(in.maxOps) + " of " + std::to_string(t.ops.size()) +
                     " GPU ops are drawn (" + std::to_string(opsLeftOut) + " left out to keep this page small; the Perfetto trace has them all).");

@@ -76,6 +76,7 @@ extern const char kHtmlReportJs[] = R"JS(
     { name: 'blocking call', color: '#b07aa1' }
   ];
   var HIT = '#e11d48';
+  var UNTIMED = '#e2e5ea';  // stream lanes outside the GPU timing windows (sampled timing)
   var LABEL_W = 190, AXIS_H = 22, LANE_H = 18, LANE_GAP = 4;
 
   function fmtDur(ns) {
@@ -137,6 +138,7 @@ extern const char kHtmlReportJs[] = R"JS(
         lane.maxEnd[q] = m;
       }
     });
+    this.windows = proc.windows || null;  // sampled GPU timing: when GPU work was timed
     this.end = Math.max(proc.end, 1);
     this.v0 = 0; this.v1 = this.end;
     this.build();
@@ -157,6 +159,13 @@ extern const char kHtmlReportJs[] = R"JS(
     hsw.className = 'swatch'; hsw.style.background = HIT;
     hitKey.appendChild(hsw); hitKey.appendChild(document.createTextNode('selected finding'));
     bar.appendChild(hitKey);
+    if (this.windows) {
+      var untimed = document.createElement('span');
+      var usw = document.createElement('span');
+      usw.className = 'swatch'; usw.style.background = UNTIMED;
+      untimed.appendChild(usw); untimed.appendChild(document.createTextNode('GPU not timed (sampled)'));
+      bar.appendChild(untimed);
+    }
     var help = document.createElement('span');
     help.textContent = 'wheel: zoom · drag: pan · double-click: whole run';
     bar.appendChild(help);
@@ -222,8 +231,21 @@ extern const char kHtmlReportJs[] = R"JS(
 
   Timeline.prototype.drawLane = function (ctx, li, hits) {
     var lane = this.lanes[li], y = this.laneY(li), n = lane.idx.length;
-    ctx.fillStyle = lane.type === 'thread' ? '#faf5fb' : '#f7f9fc';
-    ctx.fillRect(LABEL_W, y, this.cssWidth - LABEL_W, LANE_H);
+    var background = lane.type === 'thread' ? '#faf5fb' : '#f7f9fc';
+    if (lane.type === 'stream' && this.windows) {
+      // Only the windows were timed: elsewhere an empty lane says nothing about the GPU.
+      ctx.fillStyle = UNTIMED;
+      ctx.fillRect(LABEL_W, y, this.cssWidth - LABEL_W, LANE_H);
+      ctx.fillStyle = background;
+      var w = this.windows, left = LABEL_W, right = this.cssWidth;
+      for (var wi = 0; wi < w.t.length; wi++) {
+        var wx0 = Math.max(left, this.xOf(w.t[wi])), wx1 = Math.min(right, this.xOf(w.t[wi] + w.d[wi]));
+        if (wx1 > wx0) ctx.fillRect(wx0, y, Math.max(1, wx1 - wx0), LANE_H);
+      }
+    } else {
+      ctx.fillStyle = background;
+      ctx.fillRect(LABEL_W, y, this.cssWidth - LABEL_W, LANE_H);
+    }
     ctx.save();
     ctx.beginPath(); ctx.rect(0, y, LABEL_W - 6, LANE_H); ctx.clip();
     ctx.fillStyle = '#1d2330';

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 
+#include "runtime/GpuCoverage.h"
 #include "runtime/RuntimeRules.h"
 
 namespace sl::runtime {
@@ -55,14 +56,21 @@ std::vector<Finding> legacyStreamSerialization(const RunData& run, const Runtime
     for (auto& e : ends)
       for (auto& [d, v] : e) std::sort(v.byEnd.begin(), v.byEnd.end());
 
-    std::map<std::pair<uint32_t, uint32_t>, uint64_t> prevEnd;  // (device, stream) -> end
+    // (device, stream) -> end of its last op, and the timing window that op's launch began in
+    // (always 0 when timed throughout). With sampled timing a stream's first op in a later window
+    // may have waited for untimed work queued before it: when it became ready is unknown, so it
+    // is not judged. The first window opens at the first CUDA call: nothing ran before it.
+    std::map<std::pair<uint32_t, uint32_t>, std::pair<uint64_t, int>> prevEnd;
     std::map<int, Site> sites;  // by legacy launch location
     for (const auto& op : t.ops) {
       int c = cls(op);
-      uint64_t& prev = prevEnd[{op.device, op.stream}];
+      int window = t.sampled ? windowBegunBy(t.windows, op.call >= 0 ? t.calls[op.call].enterNs : op.startNs) : 0;
+      auto& [prev, prevWindow] = prevEnd.try_emplace({op.device, op.stream}, 0, 0).first->second;
       uint64_t ready = prev;
+      bool known = prevWindow == window;
       prev = std::max(prev, op.endNs);
-      if (!c) continue;
+      prevWindow = window;
+      if (!c || !known) continue;
       if (op.call >= 0) ready = std::max(ready, t.calls[op.call].exitNs);
       if (op.startNs <= ready + kSlackNs) continue;
       const auto& other = ends[c == 1 ? 2 : 1][op.device];
@@ -78,13 +86,15 @@ std::vector<Finding> legacyStreamSerialization(const RunData& run, const Runtime
     for (const auto& op : t.ops)
       if (cls(op) == 1 && op.call >= 0) sites[t.reportLoc(t.calls[op.call])].legacyOps++;
 
+    Coverage timed = coverageOf(t);  // sampled timing: waits and ops of the timed windows
     for (const auto& [loc, s] : sites) {
       if (!s.waits || s.waitNs / 1e3 < o.minSerializedMicros) continue;
       Finding f;
       f.ruleId = "SL905";
       placeAt(f, t, loc);
       f.message = "work queued here ran on the legacy default stream, which waits for every "
-                  "blocking stream and makes them wait for it: " + std::to_string(s.waits) +
+                  "blocking stream and makes them wait for it: " +
+                  (timed.sampled() ? timed.inWindows() + ", " : "") + std::to_string(s.waits) +
                   " GPU operations sat ready for " + humanTime(double(s.waitNs)) +
                   " in total until an operation on the other side finished; launch on the "
                   "stream the surrounding code uses, or create the streams with "
@@ -94,6 +104,7 @@ std::vector<Finding> legacyStreamSerialization(const RunData& run, const Runtime
                       {"legacyStreamOperations", s.legacyOps},
                       {"pid", t.pid},
                       {"costMicros", double(s.waitNs) / 1e3}};
+      timed.describe(f.properties);
       out.push_back(std::move(f));
     }
   }

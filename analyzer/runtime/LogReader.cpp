@@ -17,6 +17,14 @@ namespace {
 template <class T>
 bool fits(const char* p, const char* end) { return size_t(end - p) >= sizeof(T); }
 
+// The fixed part of a record of type T into `out`; false (with `why`) when the record is shorter.
+template <class T>
+bool fixedPart(const char* body, const slog::RecHeader& h, T& out, std::string& why, const char* what) {
+  if (h.bytes < sizeof out) { why = std::string("short ") + what; return false; }
+  std::memcpy(&out, body, sizeof out);
+  return true;
+}
+
 // Parses one chunk's records. False when a record is malformed (then the chunk is damaged).
 bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log, std::string& why,
                   const ReadOptions& options) {
@@ -34,8 +42,7 @@ bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log,
       case slog::RecType::Pad: break;
       case slog::RecType::Api: {
         ApiCall c;
-        if (h.bytes < sizeof c.rec) { why = "short API record"; return false; }
-        std::memcpy(&c.rec, body, sizeof c.rec);
+        if (!fixedPart(body, h, c.rec, why, "API record")) return false;
         c.tid = tid;
         c.nframes = std::min<uint8_t>(c.rec.nframes, slog::kMaxFrames);
         if (sizeof c.rec + 8u * c.nframes > h.bytes) { why = "API record frames cut off"; return false; }
@@ -57,8 +64,7 @@ bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log,
       }
       case slog::RecType::Module: {
         slog::ModuleRecord r;
-        if (h.bytes < sizeof r) { why = "short module record"; return false; }
-        std::memcpy(&r, body, sizeof r);
+        if (!fixedPart(body, h, r, why, "module record")) return false;
         if (sizeof r + r.pathLen > h.bytes) { why = "module record cut off"; return false; }
         Module m{std::string(body + sizeof r, r.pathLen), r.base, r.lo, r.hi};
         bool known = std::any_of(log.modules.begin(), log.modules.end(), [&](const Module& x) {
@@ -69,16 +75,14 @@ bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log,
       }
       case slog::RecType::Activity: {
         slog::ActivityRecord a;
-        if (h.bytes < sizeof a) { why = "short activity record"; return false; }
-        std::memcpy(&a, body, sizeof a);
+        if (!fixedPart(body, h, a, why, "activity record")) return false;
         log.activityRecords++;
         if (options.keepActivities) log.activities.push_back(a);
         break;
       }
       case slog::RecType::String: {
         slog::StringRecord r;
-        if (h.bytes < sizeof r) { why = "short string record"; return false; }
-        std::memcpy(&r, body, sizeof r);
+        if (!fixedPart(body, h, r, why, "string record")) return false;
         if (sizeof r + r.len > h.bytes) { why = "string record cut off"; return false; }
         log.strings[r.id] = std::string(body + sizeof r, r.len);
         break;
@@ -93,22 +97,32 @@ bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log,
       }
       case slog::RecType::Trailer: {
         slog::TrailerRecord t;
-        if (h.bytes < sizeof t) { why = "short trailer"; return false; }
-        std::memcpy(&t, body, sizeof t);
+        if (!fixedPart(body, h, t, why, "trailer")) return false;
         log.trailer = t;
         break;
       }
       case slog::RecType::Clock: {
         slog::ClockRecord c;
-        if (h.bytes < sizeof c) { why = "short clock record"; return false; }
-        std::memcpy(&c, body, sizeof c);
+        if (!fixedPart(body, h, c, why, "clock record")) return false;
         log.clocks.push_back(c);
+        break;
+      }
+      case slog::RecType::Window: {
+        slog::WindowRecord w;
+        if (!fixedPart(body, h, w, why, "window record")) return false;
+        log.windows.push_back(w);
         break;
       }
       default: break;  // a newer record kind of the same version: skip it by its size
     }
   }
   return true;
+}
+
+// Switches are written by whichever thread made them, in chunks that interleave: by time.
+void sortWindows(ProcessLog& log) {
+  std::stable_sort(log.windows.begin(), log.windows.end(),
+                   [](const slog::WindowRecord& a, const slog::WindowRecord& b) { return a.tBefore < b.tBefore; });
 }
 
 }  // namespace
@@ -157,10 +171,12 @@ bool readLog(const std::string& path, ProcessLog& log, std::string& error, const
     if (!why.empty()) {
       log.problems.push_back("damaged at byte " + std::to_string(offset) + " (" + why +
                              "): read as far as that");
+      sortWindows(log);
       return true;
     }
     offset += sizeof ch + ch.bytes;
   }
+  sortWindows(log);
   if (!log.trailer)
     log.problems.push_back("no trailer: the process ended without flushing (killed, crashed or "
                            "_exit); read as far as the log goes");

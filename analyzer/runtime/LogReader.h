@@ -44,6 +44,10 @@ struct ProcessLog {
   std::vector<slog::ActivityRecord> activities;
   uint64_t activityRecords = 0;   // all GPU activity records read, kept or not
   std::vector<slog::ClockRecord> clocks;
+  // GPU timing switched on and off (sampled timing), by tBefore. Empty in logs timed
+  // continuously from the first CUDA call (all logs written before windows existed). A log cut
+  // off inside a window ends with an `on`: Timeline treats it as timed until the log's end.
+  std::vector<slog::WindowRecord> windows;
   std::vector<std::string> messages;  // what the recorder printed while running
   std::optional<slog::TrailerRecord> trailer;
   std::vector<std::string> problems;  // truncation or damage, one line each

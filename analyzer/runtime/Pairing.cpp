@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "runtime/GpuCoverage.h"
+
 namespace sl::runtime {
 
 namespace {
@@ -43,6 +45,10 @@ struct LineEvidence {
   // The line's own stream, when it is a side stream: its busy and overlapped time in the run.
   std::string regionStream;
   uint64_t regionBusyNs = 0, regionOverlappedNs = 0;
+  // The line's calls that queue GPU work, and how many of all its calls (and of those) began
+  // while GPU timing was on. `timed`: its sampled processes, whose GPU figures cover the windows.
+  Coverage timed;
+  uint64_t workCalls = 0, timedCalls = 0, timedWorkCalls = 0;
 };
 
 // Built once per timeline, so that pairing N findings does not walk every call N times: the calls
@@ -80,9 +86,14 @@ LineEvidence gather(const RunData& run, const std::vector<TimelineIndex>& index,
     std::sort(mine.begin(), mine.end());
     size_t firstAlloc = t.calls.size();
     std::pair<uint32_t, uint32_t> direct{UINT32_MAX, UINT32_MAX};
+    e.timed.add(t);
     for (size_t ci : mine) {
       const HostCall& c = t.calls[ci];
       e.calls++;
+      bool work = queuesGpuWork(c.api);
+      e.workCalls += work;
+      e.timedCalls += c.gpuTimed;
+      e.timedWorkCalls += c.gpuTimed && work;
       e.apis[slog::apiName(c.api)]++;
       if (c.blocking) e.blockedNs += c.blockedNs();
       if (isAlloc(c.api)) {
@@ -121,6 +132,9 @@ struct Drain {
   uint64_t ops = 0, hostNs = 0, drainNs = 0;
   std::string paidAt;  // "path:19 (cudaStreamCreateWithPriority blocked 4.84 s)"
   RelatedLocation paidNote;
+  Coverage timed;  // sampled timing: only the ops of the calls in the timed windows
+  // Sampled timing: the interval's calls that queue GPU work, and how many began in a window.
+  uint64_t sampledWorkCalls = 0, timedWorkCalls = 0;
 };
 
 Drain measureDrain(const RunData& run, const Finding& f) {
@@ -131,19 +145,29 @@ Drain measureDrain(const RunData& run, const Finding& f) {
   for (const auto& t : run.timelines) {
     uint64_t begin = UINT64_MAX, lastQueued = 0, gpuEnd = 0;
     uint32_t tid = 0;
+    // The lines' own work: the interval is host code on one thread.
+    auto inInterval = [&](const HostCall& c) {
+      if (c.loc < 0 || !samePath(t.locations[c.loc].path, f.path)) return false;
+      uint32_t line = t.locations[c.loc].line;
+      return line >= first && line <= f.loc.line;
+    };
+    if (t.sampled)
+      for (const auto& c : t.calls)
+        if (queuesGpuWork(c.api) && inInterval(c)) {
+          d.sampledWorkCalls++;
+          d.timedWorkCalls += c.gpuTimed;
+        }
     for (const auto& op : t.ops) {
       if (op.call < 0) continue;
       const HostCall& c = t.calls[op.call];
-      int loc = c.loc;  // the lines' own work: the interval is host code on one thread
-      if (loc < 0 || !samePath(t.locations[loc].path, f.path)) continue;
-      uint32_t line = t.locations[loc].line;
-      if (line < first || line > f.loc.line) continue;
+      if (!inInterval(c)) continue;
       d.ops++;
       begin = std::min(begin, c.enterNs);
       if (c.exitNs > lastQueued) { lastQueued = c.exitNs; tid = c.tid; }
       gpuEnd = std::max(gpuEnd, op.endNs);
     }
     if (!lastQueued || gpuEnd <= lastQueued) continue;
+    d.timed.add(t);
     d.hostNs += lastQueued - begin;
     d.drainNs += gpuEnd - lastQueued;
     for (const auto& c : t.calls)
@@ -169,6 +193,26 @@ std::string describeStreams(const std::map<std::string, uint64_t>& byStream) {
   std::string out;
   for (const auto& [n, s] : v) out += (out.empty() ? "" : ", ") + std::to_string(n) + " on " + s;
   return out;
+}
+
+// "; GPU work: 776 on default stream 7, ..." for a line timed throughout. With sampled timing the
+// ops are those of the calls that began in a window, and the sentence says how many those were:
+// a line none of whose calls was timed did not run without GPU work, its work was not seen.
+std::string describeGpuWork(const LineEvidence& e, nlohmann::json& r) {
+  if (!e.timed.sampled()) return e.opsByStream.empty() ? "" : "; GPU work: " + describeStreams(e.opsByStream);
+  r["gpuTimedCalls"] = e.timedCalls;
+  e.timed.describe(r);
+  if (!e.workCalls) return "";
+  if (!e.timedWorkCalls) {
+    r["gpuWork"] = "not timed";
+    return "; calls recorded, GPU work not timed (sampled GPU timing: none of its " +
+           (e.timedCalls ? std::to_string(e.workCalls) + " calls that queue GPU work"
+                         : std::to_string(e.calls) + " calls") +
+           " fell in a timed window)";
+  }
+  if (e.opsByStream.empty()) return "";
+  return "; GPU work of the " + std::to_string(e.timedCalls) + " of its " + std::to_string(e.calls) +
+         " calls " + e.timed.inWindows() + ": " + describeStreams(e.opsByStream);
 }
 
 }  // namespace
@@ -201,11 +245,11 @@ void pairWithRun(std::vector<Finding>& staticFindings, const RunData& run,
       r["operationsByStream"] = e.opsByStream;
       said = std::to_string(e.calls) + " CUDA calls from this line";
       if (e.blockedNs) said += ", host blocked " + humanTime(double(e.blockedNs));
-      if (!e.opsByStream.empty()) said += "; GPU work: " + describeStreams(e.opsByStream);
+      said += describeGpuWork(e, r);
       if (!e.regionStream.empty()) {
         said += "; " + e.regionStream + " (this line's) ran " + humanTime(double(e.regionBusyNs)) +
-                " of GPU work in the whole run, " + humanTime(double(e.regionOverlappedNs)) +
-                " of it alongside other streams";
+                " of GPU work " + (e.timed.sampled() ? e.timed.inWindows() : "in the whole run") +
+                ", " + humanTime(double(e.regionOverlappedNs)) + " of it alongside other streams";
         r["regionStream"] = e.regionStream;
         r["regionStreamBusyMicros"] = double(e.regionBusyNs) / 1e3;
         r["regionStreamOverlappedMicros"] = double(e.regionOverlappedNs) / 1e3;
@@ -233,12 +277,19 @@ void pairWithRun(std::vector<Finding>& staticFindings, const RunData& run,
         r["intervalOperations"] = d.ops;
         r["hostQueueMicros"] = double(d.hostNs) / 1e3;
         r["drainMicros"] = double(d.drainNs) / 1e3;
-        said = "the timed lines queued " + std::to_string(d.ops) + " GPU operations in " +
+        said = (d.timed.sampled() ? d.timed.inWindows() + ", " : "") +
+               "the timed lines queued " + std::to_string(d.ops) + " GPU operations in " +
                humanTime(double(d.hostNs)) + ", and the GPU was busy with them for another " +
                humanTime(double(d.drainNs)) + " after the host moved on: the clock missed that";
         if (!d.paidAt.empty()) { said += "; the wait was paid at " + d.paidAt; r["paidAt"] = d.paidAt; }
         if (!d.paidNote.path.empty()) f.notes.push_back(d.paidNote);
+        d.timed.describe(r);
         cost = std::max(cost, double(d.drainNs) / 1e3);
+      } else if (d.sampledWorkCalls && !d.timedWorkCalls) {
+        r["status"] = "not timed";
+        said = "GPU work not timed: the interval's " + std::to_string(d.sampledWorkCalls) +
+               " calls that queue GPU work were recorded, but none fell in a timed window "
+               "(sampled GPU timing), so how long the GPU ran on is unknown";
       }
     }
     std::vector<std::string> by;

@@ -106,6 +106,28 @@ class TraceWriter {
   bool first_ = true;
 };
 
+const char* reasonName(slog::WindowReason r) {
+  switch (r) {
+    case slog::WindowReason::Schedule: return "sampling schedule";
+    case slog::WindowReason::Program: return "streamlint_recording()";
+    case slog::WindowReason::Yield: return "a profiler took CUPTI";
+    case slog::WindowReason::Exit: return "process exit";
+  }
+  return "?";
+}
+
+// Sampled GPU timing: the windows as slices on a track of their own (tid 0 is no host thread), so
+// that gaps in the GPU tracks between them read as "not timed", not as an idle GPU.
+void writeWindows(TraceWriter& w, int hostPid, const ProcessTimeline& t) {
+  if (!t.sampled) return;
+  w.threadName(hostPid, 0, "GPU timing windows (sampled)", 0);
+  for (const auto& win : t.windows) {
+    nlohmann::json args = {{"openedBy", reasonName(win.openedBy)},
+                           {"closedBy", win.closed ? reasonName(win.closedBy) : "end of the log"}};
+    w.slice(hostPid, 0, "GPU timed", "window", win.beginNs, win.endNs, args.dump());
+  }
+}
+
 std::string processSuffix(const ProcessTimeline& t, bool withHost) {
   std::string s = "pid " + std::to_string(t.pid);
   if (t.rank >= 0) s += " rank " + std::to_string(t.rank);
@@ -143,6 +165,7 @@ void writePerfettoTrace(std::ostream& out, const std::vector<ProcessTimeline>& t
     for (uint32_t tid : threads)
       w.threadName(hostPid, tid, "thread " + std::to_string(tid) + (python.count(tid) ? " (Python)" : ""),
                    python.count(tid) ? 0 : tid);
+    writeWindows(w, hostPid, t);
 
     std::unordered_map<uint64_t, const StreamInfo*> byHandle;
     for (const auto& s : t.streams)

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "output/Output.h"
+#include "runtime/GpuCoverage.h"
 #include "runtime/HostBlocking.h"
 #include "runtime/HtmlReport.h"
 #include "runtime/Pairing.h"
@@ -176,8 +177,9 @@ void writeOverlapText(std::ostream& os, const RunData& run) {
   for (size_t i = 0; i < run.timelines.size(); ++i) {
     const ProcessTimeline& t = run.timelines[i];
     if (!t.gpuTiming || run.overlaps[i].streams.empty()) continue;
+    Coverage timed = coverageOf(t);  // sampled: busy and overlap of the timed windows only
     os << "\nGPU streams of pid " << t.pid << (t.rank >= 0 ? " rank " + std::to_string(t.rank) : "")
-       << " (" << t.exe << "):\n";
+       << " (" << t.exe << ")" << (timed.sampled() ? ", " + timed.inWindows() : "") << ":\n";
     for (const auto& so : run.overlaps[i].streams) {
       const StreamInfo* s = t.stream(so.device, so.stream);
       char buf[256];
@@ -208,7 +210,8 @@ void writeOverlapText(std::ostream& os, const RunData& run) {
 
 void applySeverities(std::vector<Finding>& findings, const std::vector<RuleInfo>* rules);
 
-// The streams' busy and overlapped time per process, for JSON "run" and SARIF run.properties.
+// The streams' busy and overlapped time per process, and what the GPU timing covered when it
+// ran in windows, for JSON "run" and SARIF run.properties.
 nlohmann::json overlapJson(const RunData& run) {
   nlohmann::json procs = nlohmann::json::array();
   for (size_t i = 0; i < run.timelines.size(); ++i) {
@@ -229,6 +232,7 @@ nlohmann::json overlapJson(const RunData& run) {
                        {"shareOfB", p.shareOfB}, {"overlappedSlowdown", p.overlappedSlowdown}});
     procs.push_back({{"pid", t.pid}, {"rank", t.rank}, {"exe", t.exe}, {"gpuTiming", t.gpuTiming},
                      {"streams", streams}, {"streamPairs", pairs}});
+    if (auto coverage = coverageJson(t); !coverage.is_null()) procs.back()["gpuTimingCoverage"] = coverage;
   }
   return {{"processes", procs}};
 }
@@ -278,6 +282,7 @@ int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks) {
   o.out.toolCommand = "streamlint report";
   o.out.runProperties = overlapJson(run);
   o.out.rules = hooks.rules;
+  if (o.out.format == Format::Text) writeCoverageText(std::cout, run.timelines);
   writeFindings(std::cout, all, o.out);
   if (o.out.format == Format::Text) writeOverlapText(std::cout, run);
 

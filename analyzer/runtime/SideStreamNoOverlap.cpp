@@ -4,6 +4,7 @@
 // RuntimeRuleOptions::minSideBusyMicros are noise (a one-off memset) and are skipped.
 #include <map>
 
+#include "runtime/GpuCoverage.h"
 #include "runtime/RuntimeRules.h"
 
 namespace sl::runtime {
@@ -50,9 +51,12 @@ std::vector<Finding> sideStreamNoOverlap(const RunData& run, const RuntimeRuleOp
       placeAt(f, t, mainSource(t, *s));
       char share[32];
       snprintf(share, sizeof share, "%.1f %%", so.share() * 100);
+      // Sampled timing: busy time and overlap are those of the timed windows.
+      Coverage timed = coverageOf(t);
       f.message = s->label() + " was busy for " + humanTime(double(so.busyNs)) + " (" +
-                  std::to_string(s->kernels) + " kernels, " + std::to_string(s->copies) +
-                  " copies) but overlapped the other streams for only " + share +
+                  std::to_string(s->kernels) + " kernels, " + std::to_string(s->copies) + " copies)" +
+                  (timed.sampled() ? " " + timed.inWindows() : "") +
+                  " but overlapped the other streams for only " + share +
                   " of that time: its work ran when nothing else did, so the side stream bought "
                   "no concurrency; queue independent work on another stream at the same time "
                   "(and make sure the host is not waiting in between)";
@@ -66,6 +70,7 @@ std::vector<Finding> sideStreamNoOverlap(const RunData& run, const RuntimeRuleOp
                       {"pid", t.pid},
                       {"costMicros", double(so.busyNs - so.overlappedNs) / 1e3}};
       if (main) f.properties["mainStream"] = main->label();
+      timed.describe(f.properties);
       out.push_back(std::move(f));
     }
   }

@@ -75,9 +75,12 @@ void joinByOrder(const ProcessLog& log, ProcessTimeline& t, const std::vector<co
       default: return 0;
     }
   };
+  // Only calls begun in a timing window: with sampled timing, thousands of untimed launches
+  // between two windows would otherwise use up the look-ahead.
   std::vector<size_t> queue[4];  // call indices per kind, in call order
   for (size_t i = 0; i < t.calls.size(); ++i)
-    if (int k = kindOf(slog::apiClass(t.calls[i].api)); k && t.calls[i].ret == 0) queue[k].push_back(i);
+    if (int k = kindOf(slog::apiClass(t.calls[i].api)); k && t.calls[i].ret == 0 && t.calls[i].gpuTimed)
+      queue[k].push_back(i);
   size_t next[4] = {0, 0, 0, 0};
   auto name = [&](uint32_t id) -> const std::string* {
     auto it = log.strings.find(id);
@@ -152,6 +155,7 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
     t.calls.push_back(h);
   }
   t.pythonThreads.assign(pythonThreads.begin(), pythonThreads.end());
+  markGpuTimed(t, log);
 
   // Work queued by threads that run none of the user's code (autograd's device threads, NCCL's)
   // belongs to the line that set it off: the last source line a user thread issued a CUDA call
@@ -232,6 +236,7 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
   for (const auto& h : t.calls) { t.beginNs = std::min(t.beginNs, h.enterNs); t.endNs = std::max(t.endNs, h.exitNs); }
   for (const auto& op : t.ops) { t.beginNs = std::min(t.beginNs, op.startNs); t.endNs = std::max(t.endNs, op.endNs); }
   if (t.beginNs == UINT64_MAX) t.beginNs = 0;
+  finishGpuCoverage(t);
   return t;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/LogReader.h"
+#include "runtime/TimedWindows.h"
 
 namespace sl::runtime {
 
@@ -35,6 +36,8 @@ struct HostCall {
   // backward kernels that is the `backward()` line (it queues the gradient seed first).
   int attributedLoc = -1;
   bool blocking = false;  // a class that can make the host wait (isHostBlockingCandidate)
+  // Began inside a GPU timing window (TimedWindows.h): its GPU work, if any, can be in the log.
+  bool gpuTimed = false;
   uint64_t blockedNs() const { return exitNs > enterNs ? exitNs - enterNs : 0; }
 };
 
@@ -68,6 +71,14 @@ struct ProcessTimeline {
   int rank = -1;
   bool gpuTiming = false;   // CUPTI records present (and converted to the host clock)
   uint64_t beginNs = 0, endNs = 0;  // first and last event of either kind
+  // GPU timing coverage (TimedWindows.h). Logs without switch records have no windows and were
+  // timed throughout when gpuTiming.
+  slog::GpuTiming gpuTimingMode = slog::GpuTiming::Unstated;  // as the trailer states it
+  std::vector<TimedWindow> windows;
+  // Calls that queue GPU work began outside every window: the GPU ops, streams and overlap cover
+  // the windows only, not the run (host calls are recorded throughout).
+  bool sampled = false;
+  uint64_t timedNs = 0;  // time in [beginNs, endNs] covered by the windows
   std::vector<SourceLoc> locations;
   std::vector<HostCall> calls;    // by enter time
   std::vector<GpuOp> ops;         // by start time
@@ -75,6 +86,7 @@ struct ProcessTimeline {
   std::vector<uint32_t> pythonThreads;  // threads that issued at least one call from Python
 
   const StreamInfo* stream(uint32_t device, uint32_t id) const;
+  uint64_t runNs() const { return endNs > beginNs ? endNs - beginNs : 0; }
   // The location a call is reported at: its own, else the attributed Python line.
   int reportLoc(const HostCall& c) const { return c.attributedLoc >= 0 ? c.attributedLoc : c.loc; }
 };

@@ -8,6 +8,7 @@
 // the gradient seed runs on the side stream, every backward kernel on its forward's stream.
 #include <map>
 
+#include "runtime/GpuCoverage.h"
 #include "runtime/RuntimeRules.h"
 
 namespace sl::runtime {
@@ -27,6 +28,7 @@ struct Site {
   size_t total = 0, misplaced = 0, processes = 0;
   uint64_t misplacedNs = 0;
   nlohmann::json byStream = nlohmann::json::object();
+  Coverage timed;  // sampled timing: the counts are those of the timed windows
 };
 
 }  // namespace
@@ -66,6 +68,7 @@ std::vector<Finding> workOffRegionStream(const RunData& run) {
       s.function = where.function;
       s.regionStream = region->label();
       s.processes++;
+      s.timed.add(t);
       s.misplaced += misplaced;
       s.misplacedNs += misplacedNs;
       s.total += w.direct.begin()->second;
@@ -90,7 +93,8 @@ std::vector<Finding> workOffRegionStream(const RunData& run) {
     f.loc = Loc{s.line, s.line ? 1u : 0u};
     f.message = "this line runs inside a region on " + s.regionStream + ", but " +
                 std::to_string(s.misplaced) + " of the " + std::to_string(s.total) +
-                " GPU operations it set off ran on " + s.otherStreams + " (" +
+                " GPU operations it set off" + (s.timed.sampled() ? " " + s.timed.inWindows() : "") +
+                " ran on " + s.otherStreams + " (" +
                 humanTime(double(s.misplacedNs)) +
                 " of GPU time), queued by threads that run no user code — autograd's backward "
                 "threads run each backward op on the stream its forward op used, so the region "
@@ -103,6 +107,7 @@ std::vector<Finding> workOffRegionStream(const RunData& run) {
                     {"processes", s.processes},
                     {"costMicros", double(s.misplacedNs) / 1e3}};
     if (!s.function.empty()) f.properties["function"] = s.function;
+    s.timed.describe(f.properties);
     out.push_back(std::move(f));
   }
   return out;

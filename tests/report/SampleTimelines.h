@@ -4,6 +4,8 @@
 #pragma once
 #include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/Finding.h"
 #include "runtime/Timeline.h"
@@ -79,6 +81,25 @@ inline ProcessTimeline sampleTimeline(uint64_t pid = 1234, int rank = 0, size_t 
   t.beginNs = base;
   t.endNs = base + std::max<uint64_t>(9800, at + 1200);
   return t;
+}
+
+// Marks `t` as GPU-timed only in `windows` (ns from `base`, as in sampleTimeline): sampled GPU
+// timing as the page and the trace draw it. Calls' gpuTimed flags follow the windows.
+inline void sampleTiming(ProcessTimeline& t, const std::vector<std::pair<uint64_t, uint64_t>>& windows,
+                         uint64_t base = 1000000000) {
+  t.gpuTimingMode = slog::GpuTiming::Sampled;
+  t.sampled = true;
+  t.timedNs = 0;
+  t.windows.clear();
+  for (const auto& [b, e] : windows) {
+    TimedWindow w;
+    w.beginNs = base + b;
+    w.endNs = base + e;
+    w.closed = true;
+    t.windows.push_back(w);
+    t.timedNs += e - b;
+  }
+  for (auto& c : t.calls) c.gpuTimed = windowContaining(t.windows, c.enterNs) >= 0;
 }
 
 inline Finding finding(const std::string& rule, const std::string& path, uint32_t line,

@@ -101,6 +101,10 @@ def main():
             # (c) the hostile strings are on the page as text: escaped in the findings table.
             if "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;" not in dom:
                 failures.append("%s: the hostile finding text is not shown escaped" % what)
+            # The second process was GPU-timed in windows: its timeline's legend (drawn by the
+            # script, whose own text is in the DOM too) says so.
+            if dom.count("</span>GPU not timed (sampled)") != 1:
+                failures.append("%s: one timeline should mark untimed stretches" % what)
             if what.endswith("#selftest"):
                 st = attrs.get("data-selftest", "")
                 # SL901 at train.py:20 marks the sync of each process; SL401 at train.py:10 every

@@ -1,7 +1,7 @@
 // Writes the pages and traces the headless-Chromium test opens (render_in_chromium.py), and that
 // tests/report/screenshot-report.sh can photograph for the docs:
 //   OUT/synthetic.html   two synthetic processes, one with 100k kernels, hostile kernel names and
-//                        a hostile finding (nothing may run from them)
+//                        a hostile finding (nothing may run from them), one GPU-timed in windows
 //   OUT/fixtures.html    the H200 fixture logs with their SL901 findings
 //   OUT/fixtures.trace.json
 // Usage: write_sample_report OUT_DIR [FIXTURES_DIR]
@@ -36,6 +36,7 @@ HtmlReportInput syntheticInput() {
   in.title = std::string("synthetic report ") + test::kHostileName;
   in.timelines = {test::sampleTimeline(1234, 0, 100000, test::kHostileName),
                   test::sampleTimeline(1240, 1, 0, test::kHostileMarker)};
+  test::sampleTiming(in.timelines[1], {{0, 5000}, {7000, 8500}});  // the page shades the rest
   for (const auto& t : in.timelines) in.overlaps.push_back(analyzeOverlap(t));
   in.health = {LogHealth{}, LogHealth{}};
   in.health[1].droppedRecords = 3;
