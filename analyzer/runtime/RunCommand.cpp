@@ -15,15 +15,23 @@
 #include <vector>
 
 #include "cli/Commands.h"
+#include "streamlint/GpuTimingSpec.h"
 
 namespace sl::runtime {
 
 namespace {
 
 constexpr const char* kUsage =
-    "usage: streamlint run [--out DIR] -- COMMAND [ARGS...]\n"
+    "usage: streamlint run [--out DIR] [--gpu-timing MODE] [--gpu-sample ON/EVERY]\n"
+    "                      [--gpu-first DURATION] -- COMMAND [ARGS...]\n"
     "  Runs COMMAND with libstreamlint_interposer.so preloaded; each process that uses CUDA\n"
     "  writes DIR/<host>-<pid>.slog (DIR defaults to ./streamlint-logs).\n"
+    "  Every CUDA call is recorded on the host. GPU timing (CUPTI: kernels, copies, sets) costs\n"
+    "  about a microsecond per kernel, so by default it is sampled:\n"
+    "    --gpu-timing sampled   the first 10 s of CUDA work, then 100 ms of every 2 s (default)\n"
+    "    --gpu-timing always    from the first CUDA call to exit (short runs, exact counts)\n"
+    "    --gpu-timing off       host calls only\n"
+    "    --gpu-sample ON/EVERY  sampled windows, e.g. 100ms/2s;  --gpu-first DURATION, e.g. 10s\n"
     "  Then: streamlint report DIR\n";
 
 std::string selfDir() {
@@ -53,6 +61,24 @@ bool makeDirs(const std::string& dir) {
   return stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+// Options that take a value; those with `env` are handed to the recorder through it.
+struct Option {
+  const char* name;
+  const char* env;
+  bool (*valid)(const std::string&);
+  const char* expected;
+};
+const Option kOptions[] = {
+    {"--out", nullptr, nullptr, ""},
+    {"--gpu-timing", "SL_GPU_TIMING", [](const std::string& v) { return slog::isGpuTimingMode(v.c_str()); },
+     "sampled, always or off"},
+    {"--gpu-sample", "SL_GPU_SAMPLE",
+     [](const std::string& v) { slog::GpuSample s; return slog::parseSample(v.c_str(), s); },
+     "ON/EVERY with 0 < ON < EVERY, e.g. 100ms/2s"},
+    {"--gpu-first", "SL_GPU_FIRST", [](const std::string& v) { uint64_t ns; return slog::parseDuration(v.c_str(), ns); },
+     "a duration, e.g. 2s or 500ms"},
+};
+
 pid_t g_child = -1;
 void forward(int sig) {
   if (g_child > 0) kill(g_child, sig);
@@ -62,22 +88,33 @@ void forward(int sig) {
 
 int runMain(const std::vector<std::string>& args) {
   std::string out = "streamlint-logs";
+  std::vector<std::pair<const char*, std::string>> env;  // settings passed to the recorder
   size_t i = 0;
   for (; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") { ++i; break; }
     if (a == "-h" || a == "--help") { std::cout << kUsage; return 0; }
-    if (a == "--out" || a == "-o") {
-      if (i + 1 >= args.size()) { std::cerr << "streamlint run: --out needs a directory\n" << kUsage; return 2; }
-      out = args[++i];
-    } else if (a.rfind("--out=", 0) == 0) {
-      out = a.substr(6);
-    } else if (a.rfind("-", 0) == 0) {
-      std::cerr << "streamlint run: unknown option " << a << "\n" << kUsage;
-      return 2;
+    if (a.rfind("-", 0) != 0) break;  // the command starts here (the `--` is optional)
+    std::string name = a == "-o" ? "--out" : a.substr(0, a.find('='));
+    const Option* opt = nullptr;
+    for (const auto& o : kOptions)
+      if (name == o.name) opt = &o;
+    if (!opt) { std::cerr << "streamlint run: unknown option " << a << "\n" << kUsage; return 2; }
+    std::string v;
+    if (a.find('=') != std::string::npos) {
+      v = a.substr(a.find('=') + 1);
+    } else if (i + 1 < args.size()) {
+      v = args[++i];
     } else {
-      break;  // the command starts here (the `--` is optional)
+      std::cerr << "streamlint run: " << name << " needs a value\n" << kUsage;
+      return 2;
     }
+    if (opt->valid && !opt->valid(v)) {
+      std::cerr << "streamlint run: " << name << " " << v << ": expected " << opt->expected << "\n";
+      return 2;
+    }
+    if (opt->env) env.emplace_back(opt->env, v);
+    else out = v;
   }
   if (i >= args.size()) { std::cerr << "streamlint run: no command given\n" << kUsage; return 2; }
 
@@ -100,6 +137,7 @@ int runMain(const std::vector<std::string>& args) {
   if (const char* old = getenv("LD_PRELOAD"); old && *old) preload += std::string(":") + old;
   setenv("LD_PRELOAD", preload.c_str(), 1);
   setenv("SL_OUT_DIR", absOut, 1);
+  for (const auto& [name, v] : env) setenv(name, v.c_str(), 1);
 
   std::vector<char*> argv;
   for (size_t k = i; k < args.size(); ++k) argv.push_back(const_cast<char*>(args[k].c_str()));

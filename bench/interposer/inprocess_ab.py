@@ -1,17 +1,25 @@
 """In-process interleaved A/B of the recorder's cost, run under `streamlint run`:
 
-    streamlint run --out /tmp/ab -- python3 inprocess_ab.py [--reps 50] [--profiler-reps 12] [--json OUT]
+    streamlint run --out /tmp/ab -- python3 inprocess_ab.py [--reps 12] [--profiler-reps 8]
+                                                            [--block-s 1.9] [--json OUT]
 
 Process-to-process noise on the GPU machine (±25 % on a launch-bound loop) hides a few-percent
 effect, so the configurations alternate block by block inside one process, toggled through the
 recorder's `streamlint_recording(mode)`: 0 = paused (hooks pass straight through; the library
-stays loaded), 1 = everything (host calls + CUPTI GPU timing), 2 = host calls only.
-Phase 1 rotates paused/full/host-only/paused again (the second paused block is an A/A control:
-its "slowdown" is the noise floor); one untimed call of each workload follows every switch, so
-blocks time the steady state. Within one process the loop still drifts by up to 40 % over a
-minute, and one block's A/A noise is about ±3 %: hence many short repetitions and paired
-medians. Phase 2 rotates paused/torch.profiler (the profiler takes CUPTI for good, so it comes
-last). The process-level A/B is run_overhead.py."""
+stays loaded), 1 = as configured (host calls + GPU timing in sampled windows: the default),
+3 = host calls + continuous GPU timing (SL_GPU_TIMING=always), 2 = host calls only.
+Phase 1 rotates paused/sampled/always/host-only/paused again (the second paused block is an A/A
+control: its "slowdown" is the noise floor), one workload at a time; one untimed call follows
+every switch, so blocks time the steady state. A block runs for --block-s seconds, just under one
+sampling period (100 ms of every 2 s): a sampled block opens exactly one window (the previous
+one is overdue when it starts), so it pays the window's share (5 %+) as a long run does.
+Phase 2 measures the parts of that cost finely: paused/host-only/always/paused again rotate in
+blocks of a few steps (tens of ms), hundreds of rounds, so that the machine's slow drifts and
+seconds-long bursts (±10 % between 2-s blocks on the H200 VMs) cancel in the pairing. From it,
+the expected cost of sampled timing = host-only + duty x (always - host-only), duty = the share
+of time in windows (the log's Window records; 100 ms of 2 s by default).
+Phase 3 rotates paused/torch.profiler (the profiler takes CUPTI for good, so it comes last).
+The process-level A/B is run_overhead.py."""
 import ctypes
 import json
 import statistics
@@ -24,7 +32,8 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from overhead_worker import tiny_workload, train_workload  # noqa: E402
 
 
-def block(fn, n):
+def block_n(fn, n):
+    """Mean ms per call of fn over n calls."""
     torch.cuda.synchronize()
     t0 = time.perf_counter()
     for _ in range(n):
@@ -33,53 +42,83 @@ def block(fn, n):
     return (time.perf_counter() - t0) * 1e3 / n
 
 
+def paired(values, base):
+    p = sorted(100 * (v / b - 1) for v, b in zip(values, base))
+    q = len(p) // 4
+    return {"median_ms": statistics.median(values), "median_paired_slowdown_pct": round(statistics.median(p), 2),
+            "paired_iqr_pct": [round(p[q], 2), round(p[-q - 1], 2)]}
+
+
+def block(fn, seconds):
+    """Mean ms per call of fn over a block of about `seconds`."""
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    n = 0
+    while time.perf_counter() - t0 < seconds:
+        fn()
+        n += 1
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) * 1e3 / n
+
+
 def arg(name, default):
-    return int(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
+    return type(default)(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
 
 
 def main():
-    reps = arg("--reps", 50)
-    preps = arg("--profiler-reps", min(reps, 12))
+    reps = arg("--reps", 12)
+    preps = arg("--profiler-reps", min(reps, 8))
+    seconds = arg("--block-s", 1.9)
     rec = ctypes.CDLL(None).streamlint_recording
-    step, loop = train_workload(), tiny_workload()
+    work = {"train_ms": train_workload(), "tiny_ms": tiny_workload()}
     for _ in range(10):
-        step()
-        loop()
-    work = {"train_ms": (step, 40), "tiny_ms": (loop, 20)}
-    res = {c: {w: [] for w in work} for c in ["paused", "full", "host_only", "paused_again", "paused2", "profiler"]}
-    modes = {"paused": 0, "full": 1, "host_only": 2, "paused_again": 0}
+        for fn in work.values():
+            fn()
+    modes = {"paused": 0, "sampled": 1, "always": 3, "host_only": 2, "paused_again": 0}
+    res = {c: {w: [] for w in work} for c in list(modes) + ["paused2", "profiler"]}
     order = list(modes)
     for r in range(reps):
-        for c in order[r % 4:] + order[:r % 4]:
-            rec(modes[c])
-            step()
-            loop()
-            for w, (fn, n) in work.items():
-                res[c][w].append(block(fn, n))
+        for w, fn in work.items():
+            for c in order[r % len(order):] + order[:r % len(order)]:
+                rec(modes[c])
+                fn()
+                res[c][w].append(block(fn, seconds))
+        print(f"rep {r + 1}/{reps}", file=sys.stderr, flush=True)
+    fine_modes = {"paused": 0, "host_only": 2, "always": 3, "paused_again": 0}
+    fine = {c: {w: [] for w in work} for c in fine_modes}
+    per_block = {"train_ms": 5, "tiny_ms": 3}
+    order = list(fine_modes)
+    for r in range(arg("--fine-rounds", 250)):
+        for w, fn in work.items():
+            for c in order[r % len(order):] + order[:r % len(order)]:
+                rec(fine_modes[c])
+                fn()
+                fine[c][w].append(block_n(fn, per_block[w]))
     rec(0)
     from torch.profiler import ProfilerActivity, profile
     for r in range(preps):
-        for c in (["paused2", "profiler"] if r % 2 == 0 else ["profiler", "paused2"]):
-            for w, (fn, n) in work.items():
+        for w, fn in work.items():
+            for c in (["paused2", "profiler"] if r % 2 == 0 else ["profiler", "paused2"]):
                 if c == "profiler":
                     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]):
-                        res[c][w].append(block(fn, n))
+                        res[c][w].append(block(fn, seconds))
                 else:
-                    res[c][w].append(block(fn, n))
+                    res[c][w].append(block(fn, seconds))
+    duty = 0.1 / 2.0  # the default schedule: 100 ms of every 2 s
     summary = {}
     for w in work:
         summary[w] = {"paused_median_ms": statistics.median(res["paused"][w])}
-        for c, base in [("full", "paused"), ("host_only", "paused"), ("paused_again", "paused"),
-                        ("profiler", "paused2")]:
-            paired = sorted(100 * (v / b - 1) for v, b in zip(res[c][w], res[base][w]))
-            q = len(paired) // 4
-            summary[w][c] = {"median_ms": statistics.median(res[c][w]),
-                             "median_paired_slowdown_pct": round(statistics.median(paired), 2),
-                             "paired_iqr_pct": [round(paired[q], 2), round(paired[-q - 1], 2)]}
+        for c, base in [("sampled", "paused"), ("always", "paused"), ("host_only", "paused"),
+                        ("paused_again", "paused"), ("profiler", "paused2")]:
+            summary[w][c] = paired(res[c][w], res[base][w])
+        f = {c: paired(fine[c][w], fine["paused"][w]) for c in ["host_only", "always", "paused_again"]}
+        host, always = (f[c]["median_paired_slowdown_pct"] for c in ["host_only", "always"])
+        f["sampled_expected_pct"] = round(host + duty * (always - host), 2)
+        summary[w]["fine"] = f
     print(json.dumps({"reps": reps, "profiler_reps": preps, "summary": summary}, indent=1))
     if "--json" in sys.argv:
         with open(sys.argv[sys.argv.index("--json") + 1], "w") as f:
-            json.dump({"reps": reps, "profiler_reps": preps, "raw": res, "summary": summary}, f, indent=1)
+            json.dump({"reps": reps, "profiler_reps": preps, "raw": res, "fine_raw": fine, "summary": summary}, f, indent=1)
 
 
 if __name__ == "__main__":

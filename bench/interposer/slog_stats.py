@@ -2,7 +2,8 @@
 this reads only what the benchmark scripts need). Usage:
     slog_stats.py LOG_OR_DIR [--window T0 T1]   -> JSON: API counts (successful calls), launches,
                                                   GPU activity counts (kernels_named: with a name; anchored: with the launching call's id),
-                                                  trailer fields."""
+                                                  trailer fields, GPU timing windows (count, timed seconds) and
+                                                  launches_timed: launches begun inside a window."""
 import json
 import os
 import struct
@@ -25,7 +26,7 @@ def read(path, window):
     names = api_names()
     out = {"file": os.path.basename(path), "apis": {}, "launches": 0, "activities": {}, "trailer": None,
            "kernel_names": {}}
-    strings, launch_ids = {}, []
+    strings, launch_ids, launch_times, switches = {}, [], [], []
     data = open(path, "rb").read()
     if data[:4] != b"SLOG":
         return out
@@ -49,6 +50,7 @@ def read(path, window):
                     if cls == "Launch":
                         out["launches"] += 1
                         launch_ids.append(struct.unpack_from("<I", data, p + 80)[0])
+                        launch_times.append(t_enter)
             elif rtype == 4:
                 kind = data[p + 4]
                 k = {1: "kernels", 2: "memcpy", 3: "memset"}.get(kind, "other")
@@ -61,11 +63,33 @@ def read(path, window):
                 sid, slen = struct.unpack_from("<II", data, p + 4)
                 strings[sid] = data[p + 12:p + 12 + slen].decode(errors="replace")
             elif rtype == 7:
-                vals = struct.unpack_from("<QQQQQQI", data, p + 8)
+                vals = struct.unpack_from("<QQQQQQII", data, p + 8)
                 out["trailer"] = dict(zip(["records", "dropped", "droppedThreads", "peakBytes",
-                                           "capBytes", "activityDropped", "cuptiState"], vals))
+                                           "capBytes", "activityDropped", "cuptiState", "gpuTiming"], vals))
+            elif rtype == 10:
+                on, _why = data[p + 4], data[p + 5]
+                t_before, t_after = struct.unpack_from("<QQ", data, p + 16)
+                switches.append((t_before, on, t_after))
             p += rbytes
         off = end
+    if switches:  # timed intervals: an `on` switch's tBefore to the next `off` switch's tAfter
+        spans, begin = [], None
+        for t_before, on, t_after in sorted(switches):
+            if on and begin is None:
+                begin = t_before
+            elif not on and begin is not None:
+                spans.append((begin, t_after))
+                begin = None
+        if begin is not None:
+            spans.append((begin, float("inf")))
+        import bisect
+        starts = [a for a, _ in spans]
+        out["windows"] = len(spans)
+        cost = sorted(t_after - t_before for t_before, _on, t_after in switches)
+        out["switch_us"] = {"median": round(cost[len(cost) // 2] / 1e3, 1), "max": round(cost[-1] / 1e3, 1)}
+        out["timed_s"] = round(sum(b - a for a, b in spans if b != float("inf")) / 1e9, 3)
+        out["launches_timed"] = sum(1 for t in launch_times
+                                    if (k := bisect.bisect_right(starts, t) - 1) >= 0 and t <= spans[k][1])
     for i in launch_ids:
         n = strings.get(i, "?")
         out["kernel_names"][n] = out["kernel_names"].get(n, 0) + 1

@@ -16,7 +16,8 @@ record() {  # record NAME CMD...: one log directory per program
   local name=$1; shift
   echo "== $name: $*"
   rm -rf "$out/logs/$name"
-  "$sl" run --out "$out/logs/$name" -- "$@" || echo "!! $name exited $?"
+  # Exact counts for the demonstrations: time the GPU throughout (these runs are short).
+  "$sl" run --gpu-timing always --out "$out/logs/$name" -- "$@" || echo "!! $name exited $?"
 }
 
 # CUDA C++: shared cudart so the runtime-API calls are the ones the recorder hooks by name.

@@ -3,9 +3,11 @@
 // of buffer callbacks too, so when anyone else registers theirs (Kineto does when a profiler
 // starts) we flush what we have, switch our kinds off and yield for the rest of the process:
 // the user's profiler gets CUPTI exactly as if we were absent, and the log says when timing ended.
+// When our kinds are on is GpuWindows' business.
 //
-// GPU records are tied to API records through CUPTI external correlation ids: around each copy and
-// set and every 64th launch we push ApiRecord::corr (kind CUSTOM2, which Kineto does not use).
+// GPU records are tied to API records offline, by order (analyzer/runtime/Timeline.cpp): CUPTI's
+// external correlation records never arrived on the H200 without API records, which cost a
+// record per CUDA call (bench/interposer/README.md).
 #include <cupti.h>
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -16,19 +18,19 @@
 #include <unordered_map>
 #include <vector>
 
+#include "GpuWindows.h"
 #include "Hooks.h"
 #include "RealDlsym.h"
 
 namespace sl::ip {
 
-std::atomic<bool> g_cuptiCorrelate{false};
 Knobs g_knobs;
 
 namespace {
 
 size_t g_bufBytes = 2 << 20;
 std::atomic<int> g_started{0};  // 0 not yet, 1 starting/started
-std::atomic<bool> g_active{false};
+std::atomic<bool> g_active{false};     // registered as ours: windows may switch kinds
 std::atomic<bool> g_othersOwn{false};  // someone else registered activity callbacks
 
 struct Api {
@@ -38,8 +40,6 @@ struct Api {
   CUptiResult (*flushAll)(uint32_t);
   CUptiResult (*nextRecord)(uint8_t*, size_t, CUpti_Activity**);
   CUptiResult (*numDropped)(CUcontext, uint32_t, size_t*);
-  CUptiResult (*push)(CUpti_ExternalCorrelationKind, uint64_t);
-  CUptiResult (*pop)(CUpti_ExternalCorrelationKind, uint64_t*);
   CUptiResult (*timestamp)(uint64_t*);
   CUptiResult (*resultString)(CUptiResult, const char**);
   CUptiResult (*setAttribute)(CUpti_ActivityAttribute, size_t*, void*);
@@ -47,18 +47,11 @@ struct Api {
 } g_api;
 
 constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                         CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
-unsigned g_kindMask = 0xf;  // experiment knob: which of kKinds are enabled
-
-CUptiResult enableKinds() {
-  CUptiResult r = CUPTI_SUCCESS;
-  for (size_t i = 0; r == CUPTI_SUCCESS && i < std::size(kKinds); ++i)
-    if (g_kindMask & (1u << i)) r = g_api.enable(kKinds[i]);
-  return r;
-}
+                                         CUPTI_ACTIVITY_KIND_MEMSET};
+unsigned g_kindMask = 0x7;  // experiment knob: which of kKinds are enabled
+CUptiResult g_lastError = CUPTI_SUCCESS;
 
 std::mutex g_mu;  // guards the maps below; CUPTI delivers buffers from its own thread
-std::unordered_map<uint32_t, uint64_t> g_extByCorr;
 std::unordered_map<std::string, uint32_t> g_names;
 // CUPTI shares one name string among all records of a kernel: look the pointer up first, so a
 // record costs no string hashing (the text map catches a second pointer to the same name).
@@ -158,15 +151,6 @@ void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t* buf, si
   {
     std::lock_guard<std::mutex> lock(g_mu);
     CUpti_Activity* rec = nullptr;
-    // External ids first, in case CUPTI writes one after the GPU record it names.
-    while (g_api.nextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
-      if (rec->kind != CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) continue;
-      auto* e = reinterpret_cast<CUpti_ActivityExternalCorrelation*>(rec);
-      if (e->externalKind != CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2) continue;
-      if (g_extByCorr.size() > (1u << 20)) g_extByCorr.clear();  // bound unmatched ids
-      g_extByCorr[e->correlationId] = e->externalId;
-    }
-    rec = nullptr;
     while (g_api.nextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
       slog::ActivityRecord a{};
       a.h = {slog::RecType::Activity, sizeof a};
@@ -194,10 +178,6 @@ void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t* buf, si
         }
         default: continue;
       }
-      if (auto it = g_extByCorr.find(a.correlationId); it != g_extByCorr.end()) {
-        a.externalId = it->second;
-        g_extByCorr.erase(it);
-      }
       out.push_back(a);
     }
   }
@@ -221,7 +201,9 @@ bool load(void* h, const char* name, T& out) {
 }
 
 void start() {
-  if (const char* v = getenv("SL_CUPTI"); v && *v == '0') return;
+  slog::GpuTiming mode = gpuTimingConfigured();
+  setGpuTiming(mode);
+  if (mode == slog::GpuTiming::Off) return;
   if (g_othersOwn.load()) {  // a profiler registered first: stay out of its way
     setCuptiState(slog::CuptiState::Yielded);
     return;
@@ -236,9 +218,7 @@ void start() {
   bool ok = load(h, "cuptiActivityRegisterCallbacks", g_api.registerCallbacks) &&
             load(h, "cuptiActivityEnable", g_api.enable) && load(h, "cuptiActivityDisable", g_api.disable) &&
             load(h, "cuptiActivityFlushAll", g_api.flushAll) &&
-            load(h, "cuptiActivityGetNextRecord", g_api.nextRecord) &&
-            load(h, "cuptiActivityPushExternalCorrelationId", g_api.push) &&
-            load(h, "cuptiActivityPopExternalCorrelationId", g_api.pop);
+            load(h, "cuptiActivityGetNextRecord", g_api.nextRecord);
   load(h, "cuptiActivityGetNumDroppedRecords", g_api.numDropped);
   load(h, "cuptiGetTimestamp", g_api.timestamp);
   load(h, "cuptiGetResultString", g_api.resultString);
@@ -256,8 +236,12 @@ void start() {
     g_api.setAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &n, &zeroed);
   }
   CUptiResult r = g_api.registerCallbacks(bufferRequested, bufferCompleted);
-  if (r == CUPTI_SUCCESS) r = enableKinds();
+  if (r == CUPTI_SUCCESS) {
+    g_active.store(true);
+    if (!windowsStart()) r = g_lastError;
+  }
   if (r != CUPTI_SUCCESS) {
+    g_active.store(false);
     notice("cupti", "CUPTI refused activity recording (error %d: %s): no GPU timing, host-side "
            "calls are still recorded", int(r), errText(r));
     for (auto k : kKinds) g_api.disable(k);
@@ -265,12 +249,24 @@ void start() {
     return;
   }
   writeClock();
-  g_active.store(true);
-  g_cuptiCorrelate.store(true);
   setCuptiState(slog::CuptiState::Active);
 }
 
 }  // namespace
+
+bool cuptiOurs() { return g_active.load(std::memory_order_relaxed); }
+
+bool cuptiSetKinds(bool on) {
+  CUptiResult r = CUPTI_SUCCESS;
+  for (size_t i = 0; i < std::size(kKinds); ++i) {
+    if (!(g_kindMask & (1u << i))) continue;
+    CUptiResult k = on ? g_api.enable(kKinds[i]) : g_api.disable(kKinds[i]);
+    if (r == CUPTI_SUCCESS) r = k;
+    if (on && k != CUPTI_SUCCESS) break;
+  }
+  if (r != CUPTI_SUCCESS) g_lastError = r;
+  return r == CUPTI_SUCCESS;
+}
 
 void cuptiStartOnce() {
   if (__builtin_expect(g_started.load(std::memory_order_relaxed) != 0, 1)) return;
@@ -278,24 +274,15 @@ void cuptiStartOnce() {
   if (g_started.compare_exchange_strong(expected, 1)) start();
 }
 
-void cuptiPush(uint64_t id) { g_api.push(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, id); }
-void cuptiPop() {
-  uint64_t last;
-  g_api.pop(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, &last);
-}
-
-// Hands our buffers back and stops our kinds. `yielding`: someone else takes CUPTI now.
+// Stops our kinds and hands our buffers back. `yielding`: someone else takes CUPTI now.
 void cuptiStop(bool yielding) {
-  bool was = g_active.exchange(false);
-  if (!was) return;
-  g_cuptiCorrelate.store(false);
+  if (!g_active.load()) return;
+  windowsStop(yielding ? slog::WindowReason::Yield : slog::WindowReason::Exit);
+  g_active.store(false);
   ++t_depth;  // CUPTI's own CUDA calls are not the program's
   g_api.flushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   writeClock();
-  if (yielding) {
-    for (auto k : kKinds) g_api.disable(k);
-    setCuptiState(slog::CuptiState::Yielded);
-  }
+  if (yielding) setCuptiState(slog::CuptiState::Yielded);
   --t_depth;
 }
 
@@ -315,33 +302,7 @@ void handOverSettings() {
   g_usePool.store(false);
 }
 
-std::atomic<bool> g_paused{false};
-
 }  // namespace sl::ip
-
-// Lets a program (or a benchmark) record only the part it cares about, in process:
-//   ctypes.CDLL(None).streamlint_recording(0)  pause: hooks pass through, GPU timing off
-//   ...(1) resume everything; ...(2) resume host-call recording without GPU timing.
-// Returns the previous mode; -1 when CUPTI cannot follow (a profiler owns it).
-SL_EXPORT int streamlint_recording(int mode) {
-  using namespace sl::ip;
-  int prev = g_paused.load() ? 0 : (g_active.load() ? 1 : 2);
-  g_paused.store(mode == 0);
-  bool wantGpu = mode == 1;
-  if (g_othersOwn.load() || !g_api.enable) return wantGpu ? -1 : prev;
-  if (wantGpu && !g_active.load() && g_started.load()) {
-    CUptiResult r = enableKinds();
-    g_active.store(r == CUPTI_SUCCESS);
-    g_cuptiCorrelate.store(r == CUPTI_SUCCESS);
-  } else if (!wantGpu && g_active.exchange(false)) {
-    g_cuptiCorrelate.store(false);
-    ++t_depth;
-    g_api.flushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    for (auto k : kKinds) g_api.disable(k);
-    --t_depth;
-  }
-  return prev;
-}
 
 #ifdef SL_KNOBS
 // Experiment switches for bench/interposer/knobs_ab.py (not in regular builds). Returns 0, or
@@ -352,7 +313,6 @@ SL_EXPORT long streamlint_tune(int key, long value) {
     case 0: g_knobs.python = value != 0; return 0;
     case 1: g_tscClock = value != 0; return 0;
     case 2: g_knobs.names = value != 0; return 0;
-    case 3: g_knobs.anchors = value != 0; if (value > 0) g_knobs.anchorMask = uint64_t(value) - 1; return 0;
     case 4: g_kindMask = unsigned(value); return 0;  // applies at the next enable
     case 5: {
       g_usePool.store(value != 0);
@@ -390,6 +350,8 @@ SL_EXPORT int InitializeInjection(void) {
   using namespace sl::ip;
   notice("injection", "loaded through CUDA_INJECTION64_PATH: recording GPU activity (kernels, "
          "copies, sets) only; use `streamlint run` (LD_PRELOAD) to record host calls too");
+  // No hooks run in this mode, so no windows could open or close: time everything instead.
+  if (!realDlsym(RTLD_DEFAULT, "streamlint_recording")) gpuTimingContinuous();
   ensureStarted();
   cuptiStartOnce();
   return 1;

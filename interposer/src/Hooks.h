@@ -11,6 +11,7 @@
 #include <atomic>
 #include <new>
 
+#include "GpuWindows.h"
 #include "PythonFrames.h"
 #include "Recorder.h"
 
@@ -25,21 +26,14 @@ inline void* realFor(slog::Api api) {
   return p ? p : resolveReal(api);
 }
 
-// CUPTI side (Cupti.cpp).
+// CUPTI side (Cupti.cpp, GpuWindows.cpp).
 void cuptiStartOnce();        // lazy start at the first recorded call
-extern std::atomic<bool> g_cuptiCorrelate;  // push external correlation ids around GPU work
-void cuptiPush(uint64_t id);
-void cuptiPop();
-
-inline constexpr uint64_t kAnchorEvery = 64;
 extern std::atomic<bool> g_paused;  // streamlint_recording(0): hooks pass straight through
 
 // Experiment switches, set through streamlint_tune() in SL_KNOBS builds (bench/interposer).
 struct Knobs {
-  bool python = true;                    // Python line capture
-  bool names = true;                     // kernel name lookup
-  uint64_t anchorMask = kAnchorEvery - 1;  // launches push a CUPTI id when (corr & mask) == 0
-  bool anchors = true;
+  bool python = true;  // Python line capture
+  bool names = true;   // kernel name lookup
 };
 extern Knobs g_knobs;
 
@@ -66,17 +60,14 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
   cuptiStartOnce();
   slog::ApiClass cls = slog::apiClass(api);
   uint64_t corr = nextCorrelation();
-  // Launches push a CUPTI external id only every kAnchorEvery-th call: a push/pop pair per launch
-  // doubled the recorder's cost on launch-bound loops, and kernels between two anchors are in
-  // launch order (CUPTI correlation ids are monotonic), so they can be matched offline.
-  bool pushed = issuesGpuWork(cls) && g_cuptiCorrelate.load(std::memory_order_relaxed) &&
-                (cls != slog::ApiClass::Launch || (g_knobs.anchors && (corr & g_knobs.anchorMask) == 0));
-  if (pushed) cuptiPush(corr);
   bool tsc = g_tscClock;
   uint64_t t0 = tsc ? __rdtsc() : nowNs();
+  if (__builtin_expect(t0 >= g_windowDue.load(std::memory_order_relaxed), 0)) {
+    windowTick();                       // GPU timing switches on or off before this call,
+    t0 = tsc ? __rdtsc() : nowNs();     // and the switch's time is not the call's
+  }
   auto rc = real(args...);
   uint64_t t1 = tsc ? __rdtsc() : nowNs();
-  if (pushed) cuptiPop();
   uint32_t pyCode = 0, pyOffset = 0;
   bool py = g_knobs.python && capturePython(ts, pyCode, pyOffset);
   void* frames[slog::kMaxFrames + 1];
@@ -122,7 +113,7 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
     auto* r = new (p) slog::ApiRecord{};
     r->h = {slog::RecType::Api, uint16_t(bytes)};
     r->api = api;
-    r->flags = uint8_t(flags | (py ? slog::kHasPython : 0) | (pushed ? slog::kCorrelated : 0) |
+    r->flags = uint8_t(flags | (py ? slog::kHasPython : 0) |
                        (tsc ? kTscTimes : 0));
     r->nframes = uint8_t(nf);
     r->tEnter = t0;

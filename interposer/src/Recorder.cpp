@@ -46,6 +46,7 @@ std::atomic<uint64_t> g_droppedThreads{0}, g_orphanDrops{0}, g_activityDropped{0
 std::atomic<uint64_t> g_corr{0};
 std::atomic<uint32_t> g_stringId{0};
 std::atomic<uint32_t> g_cuptiState{0};
+std::atomic<uint32_t> g_gpuTiming{0};
 std::atomic<bool> g_fileLock{false};
 std::atomic<bool> g_stopWriter{false};
 std::mutex* g_startMutex = new std::mutex;  // never destroyed: used during exit
@@ -295,6 +296,7 @@ void writeTrailerLocked() {
   t.capBytes = g_capBytes;
   t.activityDropped = g_activityDropped.load();
   t.cuptiState = g_cuptiState.load();
+  t.gpuTiming = g_gpuTiming.load();
   writeChunk(g_writerTid ? g_writerTid : gettidNow(), &t, sizeof t, nullptr, 0);
 }
 
@@ -466,6 +468,7 @@ uint32_t pythonVersion() { return g_pyVersion; }
 uint64_t nextCorrelation() { return g_corr.fetch_add(1, std::memory_order_relaxed) + 1; }
 uint32_t nextStringId() { return g_stringId.fetch_add(1, std::memory_order_relaxed) + 1; }
 void setCuptiState(slog::CuptiState s) { g_cuptiState.store(uint32_t(s)); }
+void setGpuTiming(slog::GpuTiming t) { g_gpuTiming.store(uint32_t(t)); }
 void addActivityDropped(uint64_t n) { g_activityDropped.fetch_add(n); }
 void noteBytes(int64_t d) {
   uint64_t now = g_otherBytes.fetch_add(uint64_t(d)) + uint64_t(d) + g_ringBytesHeld.load();

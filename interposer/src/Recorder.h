@@ -120,6 +120,7 @@ uint32_t pythonVersion();  // Py_Version of this process, 0 when not Python
 
 // Called by the CUPTI side for the trailer.
 void setCuptiState(slog::CuptiState s);
+void setGpuTiming(slog::GpuTiming t);
 void addActivityDropped(uint64_t n);
 void noteBytes(int64_t delta);  // memory held outside rings (CUPTI buffers), for the cap
 bool underCap(uint64_t extra);

@@ -296,7 +296,7 @@ def gpu_timing(tmp):
     if not have_gpu():
         return SKIP
     ex = os.path.join(HERE, "..", "..", "examples", "runtime", "stream_timing_experiment.py")
-    sl_run(tmp, [sys.executable, ex])
+    run([A.streamlint, "run", "--out", tmp, "--gpu-timing", "always", "--", sys.executable, ex])
     findings, _ = report_json(tmp)
     lines = {(f["properties"]["api"], f["line"]) for f in findings if f["rule"] == "SL901"}
     check(("cudaDeviceSynchronize", 29) in lines, f"{findings}")
@@ -311,6 +311,26 @@ def gpu_profiler(tmp):
     plain = run([sys.executable, ex]).stdout.strip().splitlines()[-1]
     under = sl_run(tmp, [sys.executable, ex]).stdout.strip().splitlines()[-1]
     check(plain == under and not plain.endswith(" 0"), f"profiler events: alone '{plain}', under streamlint '{under}'")
+
+
+def gpu_sampled(tmp):
+    """Sampled GPU timing (the default, here with short windows): every launch begun inside a
+    window has its kernel in the log, and no other kernel is."""
+    if not have_gpu():
+        return SKIP
+    prog = ("import time, torch\nx = torch.ones(1 << 16, device='cuda')\nt = time.time()\n"
+            "while time.time() - t < 1.5:\n    x = x * 1.0001\ntorch.cuda.synchronize()\n")
+    run([A.streamlint, "run", "--out", tmp, "--gpu-sample", "20ms/200ms", "--gpu-first", "0", "--",
+         sys.executable, "-c", prog])
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "interposer"))
+    import slog_stats
+    (log,) = logs_in(tmp)
+    st = slog_stats.read(log, None)
+    kernels = st["activities"].get("kernels", 0)
+    check(st["trailer"]["gpuTiming"] == 2, f"sampled timing in the trailer: {st['trailer']}")
+    check(st.get("windows", 0) >= 5, f"about 7 windows of 20 ms in 1.5 s: {st}")
+    check(0 < st["launches_timed"] < st["launches"] / 3, f"a tenth of the launches timed: {st}")
+    check(kernels == st["launches_timed"], f"one kernel per launch inside the windows: {st}")
 
 
 def gpu_injection(tmp):
@@ -331,7 +351,7 @@ def gpu_injection(tmp):
 SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, sarif, exit_codes, damaged_logs, fork_child,
                                      sigterm, python_fork, threads, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, fixture_timing,
                                      fixture_driver_level, fixture_profiler, fixture_injection, gpu_timing, gpu_profiler,
-                                     gpu_injection]}
+                                     gpu_sampled, gpu_injection]}
 
 
 def main():

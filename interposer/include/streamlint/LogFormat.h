@@ -60,6 +60,7 @@ enum class RecType : uint16_t {
   Trailer = 7,    // written last on a clean flush (TrailerRecord)
   Clock = 8,      // CUPTI timestamp <-> CLOCK_MONOTONIC calibration (ClockRecord)
   Thread = 9,     // thread name (text follows)
+  Window = 10,    // GPU timing switched on or off (WindowRecord)
 };
 
 struct RecHeader {
@@ -125,7 +126,7 @@ inline ApiClass apiClass(Api a) {
 enum ApiFlags : uint8_t {
   kDriverLevel = 1,    // seen through a cuGetProcAddress/dlsym pointer, not a cudart symbol
   kHasPython = 2,      // pyCode/pyOffset are set
-  kCorrelated = 4,     // `corr` was pushed to CUPTI as the external correlation id
+  kCorrelated = 4,     // `corr` was pushed to CUPTI as the external correlation id (no longer set)
 };
 
 // One API call. Fields a0..a2 by class (unused ones are 0):
@@ -218,8 +219,39 @@ struct TrailerRecord {
   uint64_t capBytes;       // the cap in force
   uint64_t activityDropped;// CUPTI records CUPTI itself reported dropped
   uint32_t cuptiState;     // CuptiState
-  uint32_t reserved2;
+  uint32_t gpuTiming;      // GpuTiming
 };
+
+// How CUPTI was run. Sampled: on in windows (WindowRecord) so that its per-kernel cost is paid
+// a few percent of the time; calls outside the windows have no GPU records.
+enum class GpuTiming : uint32_t {
+  Unstated = 0,    // logs written before windows existed: on from the first CUDA call
+  Continuous = 1,  // on from the first CUDA call to exit (SL_GPU_TIMING=always)
+  Sampled = 2,     // on in windows (SL_GPU_TIMING=sampled, the default)
+  Off = 3,         // SL_GPU_TIMING=off
+};
+
+enum class WindowReason : uint8_t {
+  Schedule = 0,  // the sampling schedule
+  Program = 1,   // the program called streamlint_recording()
+  Yield = 2,     // a profiler took CUPTI
+  Exit = 3,      // the process is ending
+};
+
+// GPU timing switched on (`on` = 1) or off. A call's GPU work is in the log when the call began
+// after an `on` record's tBefore and before the next `off` record's tAfter; a call begun during
+// the switch itself (between tBefore and tAfter, on another thread) may or may not be timed.
+// Logs that have no Window records were timed from the first CUDA call until exit or yield.
+struct WindowRecord {
+  RecHeader h;
+  uint8_t on;
+  WindowReason why;
+  uint16_t reserved;
+  uint32_t reserved2;
+  uint64_t tBefore;  // CLOCK_MONOTONIC just before the switch
+  uint64_t tAfter;   // just after it returned
+};
+static_assert(sizeof(WindowRecord) == 32);
 
 enum class CuptiState : uint32_t {
   Off = 0,        // not attempted (SL_CUPTI=0) or no CUDA work
