@@ -3,6 +3,7 @@
 # repository root on the GPU machine, with build/bin/streamlint and build/lib carried over:
 #   PART=checks bash bench/interposer/gpu_windows.sh   # gpu tests, window accounting, fixture
 #   PART=ab REPS=12 PREPS=6 bash bench/interposer/gpu_windows.sh   # the in-process A/B
+#   PART=both FIXTURE=0 ...                                          # both, no fixture
 # Results under $OUT.
 set -u
 export PYTHONUNBUFFERED=1
@@ -14,7 +15,7 @@ for p in json.load(sys.stdin):
     keys = ['launches', 'launches_timed', 'windows', 'timed_s', 'switch_us', 'activities']
     print(p['file'], {k: p.get(k) for k in keys}, 'trailer', p['trailer'])"; }
 
-if [ "${PART:-checks}" = checks ]; then
+if [ "${PART:-checks}" != ab ]; then
   T="python3 tests/runtime/runtime_test.py"
   ARGS="--streamlint $SL --lib $LIB --bindir $PWD/build/bin"
   for t in gpu_sampled gpu_timing gpu_profiler gpu_injection; do
@@ -28,15 +29,17 @@ if [ "${PART:-checks}" = checks ]; then
     $SL run --out /tmp/lc "${opt[@]}" -- python3 examples/runtime/launch_count.py | tail -1
     echo "launch_count, schedule $s:"; stats /tmp/lc
   done
-  # Fixture: the seed overlap program, sampled with short windows (small log for CI).
-  rm -rf /tmp/fx
-  $SL run --out /tmp/fx --gpu-sample 10ms/40ms --gpu-first 0 -- python3 \
-    examples/overlap/python/train_overlap.py --variant seed --layers 2 --steps 40
-  stats /tmp/fx; ls -la /tmp/fx; cp /tmp/fx/*.slog $OUT/python-seed-sampled.slog
-  $SL report /tmp/fx examples/overlap/python > $OUT/python-seed-sampled.txt 2>&1; head -40 $OUT/python-seed-sampled.txt
+  # Fixture (FIXTURE=1): the seed overlap program, sampled with short windows (small log for CI).
+  if [ "${FIXTURE:-1}" = 1 ]; then
+    rm -rf /tmp/fx
+    $SL run --out /tmp/fx --gpu-sample 10ms/40ms --gpu-first 0 -- python3 \
+      examples/overlap/python/train_overlap.py --variant seed --layers 2 --steps 40
+    stats /tmp/fx; ls -la /tmp/fx; cp /tmp/fx/*.slog $OUT/python-seed-sampled.slog
+    $SL report /tmp/fx examples/overlap/python > $OUT/python-seed-sampled.txt 2>&1; head -40 $OUT/python-seed-sampled.txt
+  fi
 fi
 
-if [ "${PART:-checks}" = ab ]; then
+if [ "${PART:-checks}" != checks ]; then
   rm -rf /tmp/ab
   timeout ${AB_TIMEOUT:-560} $SL run --out /tmp/ab -- python3 bench/interposer/inprocess_ab.py \
     --reps ${REPS:-12} --profiler-reps ${PREPS:-6} --fine-rounds ${FINE:-250} --json $OUT/inprocess_ab.json

@@ -245,8 +245,7 @@ namespace sl::ip {
 
 // Name of a kernel handle, asked once per handle and thread; emitted as a String record.
 uint32_t kernelNameId(ThreadState* ts, slog::Api api, const void* handle) {
-  auto& e = ts->nameCache[(reinterpret_cast<uintptr_t>(handle) >> 4) % ThreadState::kNameCache];
-  if (e.handle == handle) return e.id;
+  if (NameCacheEntry* hit = ts->nameCache.find(handle)) return hit->id;
   static void* libcuda = dlopen("libcuda.so.1", RTLD_NOLOAD | RTLD_LAZY);
   static auto funcName = reinterpret_cast<CUresult (*)(const char**, CUfunction)>(
       libcuda ? realDlsym(libcuda, "cuFuncGetName") : nullptr);
@@ -264,7 +263,10 @@ uint32_t kernelNameId(ThreadState* ts, slog::Api api, const void* handle) {
   } else if (rtName && rtName(&name, handle) != cudaSuccess) {
     name = nullptr;
   }
-  if (!name) return 0;
+  if (!name) {  // remembered too: asking again on every launch costs a driver call each time
+    ts->nameCache.claim(handle)->id = 0;
+    return 0;
+  }
   size_t len = strnlen(name, 4000);
   size_t bytes = slog::align8(sizeof(slog::StringRecord) + len);
   char* p = reserve(ts, bytes);
@@ -276,8 +278,7 @@ uint32_t kernelNameId(ThreadState* ts, slog::Api api, const void* handle) {
   r->len = uint32_t(len);
   memcpy(p + sizeof *r, name, len);
   commit(ts, bytes);
-  e.handle = handle;
-  e.id = id;
+  ts->nameCache.claim(handle)->id = id;
   return id;
 }
 

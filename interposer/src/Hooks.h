@@ -93,17 +93,17 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
         key = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(ra) ^
                                             (reinterpret_cast<uintptr_t>(shallow[2]) * 0x9E3779B97F4A7C15ull));
     }
-    auto& e = ts->stackCache[(reinterpret_cast<uintptr_t>(key) >> 4) % ThreadState::kStackCache];
-    if (e.key != key) {
+    StackCacheEntry* e = ts->stackCache.find(key);
+    if (!e) {
       int n = backtrace(frames, slog::kMaxFrames + 1);
-      e.key = key;
-      e.n = n > 1 ? uint8_t(n - 1) : 0;
-      if (e.n) memcpy(e.frames, frames + 1, sizeof(void*) * e.n);
+      e = ts->stackCache.claim(key);
+      e->n = n > 1 ? uint8_t(n - 1) : 0;
+      if (e->n) memcpy(e->frames, frames + 1, sizeof(void*) * e->n);
       frames[0] = ra;
     }
-    if (e.n) {
-      memcpy(frames, e.frames, sizeof(void*) * e.n);
-      nf = e.n;
+    if (e->n) {
+      memcpy(frames, e->frames, sizeof(void*) * e->n);
+      nf = e->n;
     }
   }
   // Before reserving the record: a first-seen kernel emits its String record into the ring.

@@ -102,13 +102,13 @@ CodeCacheEntry* define(ThreadState* ts, CodeCacheEntry* e, const void* code, int
     tdata = static_cast<const char*>(table) + 32;  // PyBytesObject::ob_sval (3.11, 3.12)
     if (tlen > 60000 - flen - nlen) tlen = 0;      // records are < 64 KiB; line = firstLine then
   }
-  e->code = code;
+  e->key = code;
   e->firstLine = first;
   e->id = nextStringId();
   e->skip = insideTorch(file, flen);
   size_t bytes = slog::align8(sizeof(slog::CodeDefRecord) + flen + nlen + tlen);
   char* p = reserve(ts, bytes);
-  if (!p) { e->code = nullptr; return nullptr; }  // dropped: next call retries
+  if (!p) { e->key = nullptr; return nullptr; }  // dropped: next call retries
   auto* r = reinterpret_cast<slog::CodeDefRecord*>(p);
   r->h = {slog::RecType::CodeDef, uint16_t(bytes)};
   r->codeId = e->id;
@@ -146,9 +146,8 @@ bool capturePython(ThreadState* ts, uint32_t& codeId, uint32_t& offset) {
       return false;
     }
     int32_t first = at<int32_t>(code, g_l.codeFirstLine);
-    uintptr_t key = reinterpret_cast<uintptr_t>(code);
-    CodeCacheEntry* e = &ts->codeCache[(key >> 4) % ThreadState::kCodeCache];
-    if (e->code != code || e->firstLine != first) e = define(ts, e, code, first);
+    CodeCacheEntry* e = ts->codeCache.find(code);
+    if (!e || e->firstLine != first) e = define(ts, e ? e : ts->codeCache.claim(code), code, first);
     if (!e) return false;
     const char* instr = at<const char*>(frame, g_l.framePrevInstr);
     intptr_t off = instr - (static_cast<const char*>(code) + g_l.codeAdaptive);

@@ -521,8 +521,9 @@ ThreadState* threadStateSlow() {
     ThreadState* head = g_threads.load();
     do { ts->next = head; } while (!g_threads.compare_exchange_weak(head, ts));
   }
-  for (auto& e : ts->codeCache) e = CodeCacheEntry{};
-  for (auto& e : ts->nameCache) e = NameCacheEntry{};
+  ts->codeCache.clear();
+  ts->nameCache.clear();
+  ts->stackCache.clear();
   ts->tid = gettidNow();
   ts->generation = gen;
   t_state = ts;

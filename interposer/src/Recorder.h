@@ -11,6 +11,7 @@
 #include <ctime>
 #include <x86intrin.h>
 
+#include "PtrCache.h"
 #include "streamlint/LogFormat.h"
 
 namespace sl::ip {
@@ -30,13 +31,13 @@ inline constexpr uint8_t kTscTimes = 0x80;  // ring-internal ApiRecord flag, cle
 inline uint64_t hookNow() { return g_tscClock ? __rdtsc() : nowNs(); }
 
 struct CodeCacheEntry {
-  const void* code = nullptr;
+  const void* key = nullptr;  // the code object
   int32_t firstLine = 0;
   uint32_t id = 0;
   bool skip = false;  // a frame inside torch: walk outward past it
 };
 struct NameCacheEntry {
-  const void* handle = nullptr;
+  const void* key = nullptr;  // the kernel handle
   uint32_t id = 0;
 };
 
@@ -59,10 +60,9 @@ struct ThreadState {
   uint32_t tid = 0;
   uint64_t generation = 0;          // process generation (bumped in a fork child)
   ThreadState* next = nullptr;      // global list, push-only
-  static constexpr int kCodeCache = 512, kNameCache = 256, kStackCache = 64;
-  CodeCacheEntry codeCache[kCodeCache];
-  NameCacheEntry nameCache[kNameCache];
-  StackCacheEntry stackCache[kStackCache];  // native launch sites (Hooks.h)
+  PtrCache<CodeCacheEntry, 128> codeCache;   // 512 Python code objects (PythonFrames.cpp)
+  PtrCache<NameCacheEntry, 64> nameCache;    // 256 kernel names (DriverHooks.cpp)
+  PtrCache<StackCacheEntry, 64> stackCache;  // 256 native launch sites (Hooks.h)
 };
 
 extern std::atomic<uint64_t> g_generation;
