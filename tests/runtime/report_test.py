@@ -168,8 +168,39 @@ def html_and_trace():
         check("cannot write" in p.stderr, p.stderr)
 
 
+def sampled_overlap():
+    """The seed overlap recorded with sampled GPU timing (`--gpu-sample 10ms/40ms --gpu-first 0`,
+    40 steps): the report says what the GPU figures cover, every timed GPU op is joined to its
+    launch across the windows, and SL903 still fires from the windows alone."""
+    log = os.path.join(FIX, "python-seed-sampled.slog")
+    findings, procs = report_json(log, "examples/python/seed")
+    cov = procs[0]["gpuTimingCoverage"]
+    check(cov["mode"] == "sampled" and cov["sampled"] and cov["windows"] == 6, f"coverage: {cov}")
+    check(0 < cov["timedShare"] < 0.5 and 0 < cov["timedCalls"] < cov["calls"], f"coverage: {cov}")
+    check(cov["summary"].startswith("GPU timing sampled: 6 windows"), cov["summary"])
+    text = report(log, "examples/python/seed").stdout
+    check(text.splitlines()[0] == cov["summary"], f"the text report opens with the coverage: {text[:300]}")
+    sl903 = find(findings, "SL903", 26)
+    check(len(sl903) == 1 and "in the timed windows (" in sl903[0]["message"], f"SL903 at line 26: {findings}")
+    check(sl903[0]["properties"]["gpuTiming"]["mode"] == "sampled", f"{sl903[0]['properties']}")
+    sl401 = find(findings, "SL401", 26)
+    check(len(sl401) == 1 and sl401[0]["properties"]["runtime"]["status"] == "measured", f"SL401: {findings}")
+    check("of its" in sl401[0]["message"] and "calls in the timed windows" in sl401[0]["message"],
+          f"SL401 says which of its calls were timed: {sl401[0]['message']}")
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = os.path.join(tmp, "t.json")
+        report(log, "--trace", trace)
+        events = json.load(open(trace))
+        events = events["traceEvents"] if isinstance(events, dict) else events
+        ops = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", "memcpy", "memset")]
+        starts = [e for e in events if e.get("ph") == "s"]
+        check(ops and len(starts) == len(ops), f"every timed GPU op joined to its launch: {len(starts)} of {len(ops)}")
+        check(len([e for e in events if e.get("name") == "GPU timed"]) == 6, "one trace slice per window")
+
+
 SCENARIOS = {f.__name__: f for f in (seed_overlap, fixed_overlap, small_chunk, timing_experiment,
-                                     cuda_example, libtorch_example, static_sarif, html_and_trace)}
+                                     cuda_example, libtorch_example, static_sarif, html_and_trace,
+                                     sampled_overlap)}
 
 
 def main():
