@@ -2,7 +2,7 @@
 # GPU round for sampled GPU timing (bench/interposer/README.md, "Sampled GPU timing"). From the
 # repository root on the GPU machine, with build/bin/streamlint and build/lib carried over:
 #   PART=checks bash bench/interposer/gpu_windows.sh   # gpu tests, window accounting, fixture
-#   PART=ab REPS=12 PREPS=6 bash bench/interposer/gpu_windows.sh   # the in-process A/B
+#   PART=ab bash bench/interposer/gpu_windows.sh                   # the in-process A/B
 #   PART=both FIXTURE=0 ...                                          # both, no fixture
 # Results under $OUT.
 set -u
@@ -41,7 +41,11 @@ fi
 
 if [ "${PART:-checks}" != checks ]; then
   rm -rf /tmp/ab
-  timeout ${AB_TIMEOUT:-560} $SL run --out /tmp/ab -- python3 bench/interposer/inprocess_ab.py \
-    --reps ${REPS:-12} --profiler-reps ${PREPS:-6} --fine-rounds ${FINE:-250} --json $OUT/inprocess_ab.json
+  # SAMPLE/BLOCK: the default duty (100 ms of every 2 s) on a 10x shorter period, so that a
+  # sampled block (one period) is 0.19 s and 60 repetitions fit in two minutes; set
+  # SAMPLE=100ms/2s BLOCK=1.9 for the default period itself.
+  timeout ${AB_TIMEOUT:-560} $SL run --out /tmp/ab --gpu-sample ${SAMPLE:-10ms/200ms} -- python3 \
+    bench/interposer/inprocess_ab.py --reps ${REPS:-60} --profiler-reps ${PREPS:-10} \
+    --block-s ${BLOCK:-0.19} --fine-rounds ${FINE:-250} --json $OUT/inprocess_ab.json
   stats /tmp/ab
 fi

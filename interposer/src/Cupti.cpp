@@ -255,6 +255,9 @@ void start() {
 }  // namespace
 
 bool cuptiOurs() { return g_active.load(std::memory_order_relaxed); }
+void cuptiForget() {
+  if (g_active.exchange(false)) setCuptiState(slog::CuptiState::Off);  // the parent times the GPU
+}
 
 bool cuptiSetKinds(bool on) {
   CUptiResult r = CUPTI_SUCCESS;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <mutex>
+#include <new>
 
 #include "Hooks.h"
 #include "streamlint/GpuTimingSpec.h"
@@ -134,6 +135,16 @@ void windowsStop(slog::WindowReason why) {
   if (!lock.owns_lock()) return;
   g_scheduling = false;
   switchTo(false, why);
+}
+
+void windowsAfterFork() {
+  // Only the forking thread survives; g_mu may have been held by another. CUDA (and CUPTI) cannot
+  // be used in a fork child, so the child never switches: its log has host calls only.
+  new (&g_mu) std::mutex;
+  disarm();
+  g_scheduling = false;
+  g_on = false;
+  cuptiForget();
 }
 
 }  // namespace sl::ip

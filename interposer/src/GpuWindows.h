@@ -21,11 +21,13 @@ extern std::atomic<uint64_t> g_windowDue;
 void windowTick();                             // a hook passed g_windowDue
 bool windowsStart();                           // CUPTI is ours: open the first window (false: refused)
 void windowsStop(slog::WindowReason why);      // yield or exit: close the window, schedule nothing
+void windowsAfterFork();                       // in a fork child: no switches (CUPTI is the parent's)
 slog::GpuTiming gpuTimingConfigured();         // SL_GPU_TIMING (SL_CUPTI=0 means off)
 void gpuTimingContinuous();                    // sampled becomes always (no hooks to switch)
 
 // Cupti.cpp: switch our activity kinds on or off; false when CUPTI refused.
 bool cuptiSetKinds(bool on);
 bool cuptiOurs();  // registered, and no profiler has taken CUPTI since
+void cuptiForget();  // a fork child: CUPTI state is the parent's, never touch it
 
 }  // namespace sl::ip

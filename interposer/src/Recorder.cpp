@@ -27,6 +27,7 @@
 #include <mutex>
 #include <new>
 
+#include "GpuWindows.h"
 #include "RealDlsym.h"
 
 namespace sl::ip {
@@ -439,6 +440,7 @@ void atforkChild() {
   State s = g_state.load();
   if (s == State::On) g_state.store(State::Idle);  // the child starts its own log lazily
   t_state = nullptr;
+  windowsAfterFork();
 }
 
 pthread_key_t g_exitKey;
