@@ -50,6 +50,34 @@ inline bool issuesGpuWork(slog::ApiClass c) {
   return c == C::Launch || c == C::CopyAsync || c == C::Copy || c == C::SetAsync || c == C::Set;
 }
 
+// The return address of the function that called the hooked function's caller (for a native
+// launch: the line that called nvcc's kernel stub). backtrace() of 3 frames found it in ~2 µs per
+// launch; instead, the first launch from each stub call site learns where that address sits in
+// the stub's frame (a fixed distance above `raSlot`, the slot of the hook's own return address,
+// for code without alloca) and later launches read it there. Sites where that cannot be
+// established (the word is not found, or appears twice) keep using backtrace(). Inlined into the
+// hook, so that backtrace()'s frames are [hook, stub, stub's caller].
+__attribute__((always_inline)) inline const void* stubCaller(ThreadState* ts, void* ra, void** raSlot) {
+  constexpr int kReach = 64;  // words above raSlot: the stub's frame
+  if (raSlot[0] == ra) {      // the hook keeps a frame pointer: [rbp + 8] is its return address
+    if (StubCacheEntry* s = ts->stubCache.find(ra); s && s->slot > 0) return raSlot[s->slot];
+  }
+  void* shallow[3];
+  if (backtrace(shallow, 3) != 3) return nullptr;
+  if (raSlot[0] == ra && shallow[1] == ra && !ts->stubCache.find(ra)) {
+    int slot = 0;
+    for (int k = 1; k <= kReach; ++k) {  // reads stop at the caller's slot, inside live frames
+      if (raSlot[k] != shallow[2]) continue;
+      slot = k;
+      break;
+    }
+    for (int k = slot + 1; slot && k <= kReach && k < slot + 8; ++k)
+      if (raSlot[k] == shallow[2]) slot = 0;  // ambiguous: keep unwinding for this site
+    ts->stubCache.claim(ra)->slot = int16_t(slot);
+  }
+  return shallow[2];
+}
+
 template <class Fn, class Fill, class... A>
 __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags, Fn real, void* ra,
                                                     const void* kernel, Fill&& fill, A... args) {
@@ -83,15 +111,14 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
   } else if (cls == slog::ApiClass::Launch && !py) {
     // A native launch's return address is mostly nvcc's per-kernel stub, not the line the user
     // wrote. One full backtrace per launch site (then cached) finds that caller. In a native
-    // program the site is the stub's return address plus its caller's (a three-frame backtrace,
-    // so one kernel launched from two lines stays two sites); in a Python process, where such
+    // program the site is the stub's return address plus its caller's (stubCaller, so one kernel
+    // launched from two lines stays two sites); in a Python process, where such
     // launches come from autograd's threads deep inside torch, the return address alone.
     const void* key = ra;
     if (!pythonProcess()) {
-      void* shallow[3];
-      if (backtrace(shallow, 3) == 3)
-        key = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(ra) ^
-                                            (reinterpret_cast<uintptr_t>(shallow[2]) * 0x9E3779B97F4A7C15ull));
+      const void* caller = stubCaller(ts, ra, static_cast<void**>(__builtin_frame_address(0)) + 1);
+      key = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(ra) ^
+                                          (reinterpret_cast<uintptr_t>(caller) * 0x9E3779B97F4A7C15ull));
     }
     StackCacheEntry* e = ts->stackCache.find(key);
     if (!e) {

@@ -526,6 +526,7 @@ ThreadState* threadStateSlow() {
   ts->codeCache.clear();
   ts->nameCache.clear();
   ts->stackCache.clear();
+  ts->stubCache.clear();
   ts->tid = gettidNow();
   ts->generation = gen;
   t_state = ts;

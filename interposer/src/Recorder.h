@@ -48,6 +48,11 @@ struct StackCacheEntry {
   void* frames[slog::kMaxFrames];
 };
 
+struct StubCacheEntry {
+  const void* key = nullptr;  // a return address inside a kernel stub
+  int16_t slot = 0;           // words from the hook's return-address slot to the stub's; 0: unknown
+};
+
 struct ThreadState {
   char* ring = nullptr;
   uint64_t ringBytes = 0;
@@ -63,6 +68,7 @@ struct ThreadState {
   PtrCache<CodeCacheEntry, 128> codeCache;   // 512 Python code objects (PythonFrames.cpp)
   PtrCache<NameCacheEntry, 64> nameCache;    // 256 kernel names (DriverHooks.cpp)
   PtrCache<StackCacheEntry, 64> stackCache;  // 256 native launch sites (Hooks.h)
+  PtrCache<StubCacheEntry, 32> stubCache;    // 128 stub call sites (Hooks.h stubCaller)
 };
 
 extern std::atomic<uint64_t> g_generation;

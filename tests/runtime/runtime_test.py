@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -187,6 +188,42 @@ def threads(tmp):
     check(calls > 0, "nothing recorded")
 
 
+def launch_frames(log):
+    """Native return addresses of each successful-or-not cudaLaunchKernel record, in call order
+    (one thread: chunks are in order). Layout: interposer/include/streamlint/LogFormat.h."""
+    header = open(os.path.join(HERE, "..", "..", "interposer", "include", "streamlint", "LogFormat.h")).read()
+    names = re.findall(r"X\((\w+), \w+\)", header[header.index("#define SL_API_LIST"):header.index("enum class ApiClass")])
+    launch = names.index("cudaLaunchKernel")
+    data = open(log, "rb").read()
+    off, out = struct.unpack_from("<I", data, 12)[0], []
+    while off + 16 <= len(data) and struct.unpack_from("<I", data, off)[0] == 0x4B434C53:
+        size = struct.unpack_from("<I", data, off + 4)[0]
+        p, end = off + 16, off + 16 + size
+        while p + 4 <= end:
+            rtype, rbytes = struct.unpack_from("<HH", data, p)
+            if rbytes == 0:
+                break
+            if rtype == 1 and struct.unpack_from("<H", data, p + 4)[0] == launch:
+                n = data[p + 7]
+                out.append(struct.unpack_from(f"<{n}Q", data, p + 88))
+            p += rbytes
+        off = end
+    return out
+
+
+def stub_sites(tmp):
+    """One stub launched from two lines (nvcc's kernel stubs are shared by every caller): the
+    recorder tells the two sites apart, at -O0 and -O2, without unwinding on every launch."""
+    for prog in ("sl_stub_sites", "sl_stub_sites_o2"):
+        out = os.path.join(tmp, prog)
+        sl_run(out, [os.path.join(A.bindir, prog)])
+        (log,) = logs_in(out)
+        frames = launch_frames(log)
+        check(len(frames) == 100, f"{prog}: 100 launches expected, {len(frames)} recorded")
+        check(frames[0] != frames[1], f"{prog}: the two lines got one launch site: {frames[:2]}")
+        check(all(f == frames[i % 2] for i, f in enumerate(frames)), f"{prog}: launch sites mixed up")
+
+
 def python_fork(tmp):
     """A forked Python child that ends with os._exit (as multiprocessing workers do) writes its
     own complete log, with its own lines."""
@@ -349,7 +386,7 @@ def gpu_injection(tmp):
 
 
 SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, sarif, exit_codes, damaged_logs, fork_child,
-                                     sigterm, python_fork, threads, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, fixture_timing,
+                                     sigterm, python_fork, threads, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, stub_sites, fixture_timing,
                                      fixture_driver_level, fixture_profiler, fixture_injection, gpu_timing, gpu_profiler,
                                      gpu_sampled, gpu_injection]}
 
