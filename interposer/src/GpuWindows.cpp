@@ -1,6 +1,8 @@
 // GPU timing windows (see GpuWindows.h) and the program's own switch, streamlint_recording().
 #include "GpuWindows.h"
 
+#include <cuda.h>
+#include <dlfcn.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,7 @@
 #include <new>
 
 #include "Hooks.h"
+#include "RealDlsym.h"
 #include "streamlint/GpuTimingSpec.h"
 
 namespace sl::ip {
@@ -66,6 +69,30 @@ void arm(uint64_t atNs) {
 }
 void disarm() { g_windowDue.store(UINT64_MAX, std::memory_order_relaxed); }
 
+// CUPTI may allocate when kinds are switched. While a CUDA graph is being captured in global mode
+// (torch.cuda.graph's default) such a call from any thread is "potentially unsafe" and would
+// invalidate the program's capture; in relaxed mode it is allowed. So the switching thread runs
+// relaxed for the switch only, through the driver (libcuda is always a shared library).
+class RelaxedCapture {
+ public:
+  RelaxedCapture() {
+    static auto exchange = [] {
+      void* libcuda = dlopen("libcuda.so.1", RTLD_NOLOAD | RTLD_LAZY);
+      return reinterpret_cast<CUresult (*)(CUstreamCaptureMode*)>(
+          libcuda ? realDlsym(libcuda, "cuThreadExchangeStreamCaptureMode") : nullptr);
+    }();
+    exchange_ = exchange;
+    if (exchange_ && exchange_(&mode_) != CUDA_SUCCESS) exchange_ = nullptr;
+  }
+  ~RelaxedCapture() {
+    if (exchange_) exchange_(&mode_);
+  }
+
+ private:
+  CUresult (*exchange_)(CUstreamCaptureMode*) = nullptr;
+  CUstreamCaptureMode mode_ = CU_STREAM_CAPTURE_MODE_RELAXED;
+};
+
 // Switches our kinds and logs it. Caller holds g_mu. At exit the kinds are left as they are:
 // CUPTI calls from an atexit handler can run after CUDA's own teardown (disabling the kinds
 // there crashed the process before it wrote its trailer); the record still closes the window.
@@ -77,7 +104,11 @@ bool switchTo(bool on, slog::WindowReason why) {
   w.why = why;
   ++t_depth;  // CUPTI's own CUDA calls are not the program's
   w.tBefore = nowNs();
-  bool ok = why == slog::WindowReason::Exit || cuptiSetKinds(on);
+  bool ok = true;
+  if (why != slog::WindowReason::Exit) {
+    RelaxedCapture relaxed;
+    ok = cuptiSetKinds(on);
+  }
   w.tAfter = nowNs();
   --t_depth;
   if (!ok && on) return false;
