@@ -18,7 +18,7 @@ for p in json.load(sys.stdin):
 if [ "${PART:-checks}" != ab ]; then
   T="python3 tests/runtime/runtime_test.py"
   ARGS="--streamlint $SL --lib $LIB --bindir $PWD/build/bin"
-  for t in gpu_sampled gpu_timing gpu_profiler gpu_injection; do
+  for t in gpu_sampled gpu_native_sites gpu_graph_capture gpu_timing gpu_profiler gpu_injection; do
     timeout 150 $T $t $ARGS > $OUT/test-$t.txt 2>&1; echo "runtime.$t exit=$? (0 pass, 1 fail, 77 skip)"
     tail -3 $OUT/test-$t.txt
   done

@@ -370,6 +370,41 @@ def gpu_sampled(tmp):
     check(kernels == st["launches_timed"], f"one kernel per launch inside the windows: {st}")
 
 
+def gpu_native_sites(tmp):
+    """nvcc's kernel stubs on the GPU: the example's legacy-stream launch is found at its line (30)
+    through the recorder's stub-caller lookup, and SL905 is measured there. (The static SL601 it
+    pairs with needs Clang, which the GPU machine lacks: report_test.py cuda_example covers it.)"""
+    if not have_gpu() or shutil.which("nvcc") is None:
+        return SKIP
+    src = os.path.join(HERE, "..", "..", "examples", "overlap", "cuda", "overlap_bad.cu")
+    exe = os.path.join(tmp, "overlap_bad")
+    run(["nvcc", "-g", "-lineinfo", "-O2", "-cudart", "shared", "-o", exe, src])
+    logs = os.path.join(tmp, "logs")
+    run([A.streamlint, "run", "--out", logs, "--gpu-timing", "always", "--", exe])
+    findings, _ = report_json(logs)
+    at30 = {f["rule"] for f in findings if f["path"].endswith("overlap_bad.cu") and f["line"] == 30}
+    check("SL905" in at30, f"SL905 at line 30: {findings}")
+
+
+def gpu_graph_capture(tmp):
+    """GPU timing switching on and off (every few ms) while torch captures CUDA graphs in global
+    mode: every capture succeeds and replays as without the recorder."""
+    if not have_gpu():
+        return SKIP
+    prog = ("import torch\nx = torch.ones(1 << 16, device='cuda')\nfor _ in range(3):\n    y = x * 2\n"
+            "torch.cuda.synchronize()\nfor _ in range(40):\n    g = torch.cuda.CUDAGraph()\n"
+            "    with torch.cuda.graph(g):\n        y = x\n        for _ in range(100):\n"
+            "            y = y * 1.0001\n    g.replay()\ntorch.cuda.synchronize()\nprint(float(y[0]))\n")
+    plain = run([sys.executable, "-c", prog]).stdout
+    under = run([A.streamlint, "run", "--out", tmp, "--gpu-sample", "1ms/3ms", "--gpu-first", "0", "--",
+                 sys.executable, "-c", prog]).stdout
+    check(plain == under and plain.strip(), f"graph replay alone {plain!r}, under streamlint {under!r}")
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "interposer"))
+    import slog_stats
+    (log,) = logs_in(tmp)
+    check(slog_stats.read(log, None).get("windows", 0) >= 10, "windows opened and closed during the captures")
+
+
 def gpu_injection(tmp):
     """Loaded by the driver through CUDA_INJECTION64_PATH (no LD_PRELOAD), the library records the
     GPU activity of a torch program: one kernel per op at least."""
@@ -388,7 +423,7 @@ def gpu_injection(tmp):
 SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, sarif, exit_codes, damaged_logs, fork_child,
                                      sigterm, python_fork, threads, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, stub_sites, fixture_timing,
                                      fixture_driver_level, fixture_profiler, fixture_injection, gpu_timing, gpu_profiler,
-                                     gpu_sampled, gpu_injection]}
+                                     gpu_sampled, gpu_native_sites, gpu_graph_capture, gpu_injection]}
 
 
 def main():
