@@ -10,7 +10,8 @@ stays loaded), 1 = as configured (host calls + GPU timing in sampled windows: th
 3 = host calls + continuous GPU timing (SL_GPU_TIMING=always), 2 = host calls only.
 Phase 1 rotates paused/sampled/always/host-only/paused again (the second paused block is an A/A
 control: its "slowdown" is the noise floor), one workload at a time; one untimed call follows
-every switch, so blocks time the steady state. A block runs for --block-s seconds, just under one
+every switch (except into sampled mode, whose window opens at the next call: that cost is part
+of what is measured), so blocks time the steady state. A block runs for --block-s seconds, just under one
 sampling period (1.9 s for the default 100 ms of every 2 s; gpu_windows.sh runs the same 5 %
 duty on a 10x shorter period, 10ms/200ms with 0.19-s blocks, to fit 60 repetitions): a sampled
 block opens at most one window, so it pays the window's share as a long run does.
@@ -82,7 +83,8 @@ def main():
         for w, fn in work.items():
             for c in order[r % len(order):] + order[:r % len(order)]:
                 rec(modes[c])
-                fn()
+                if c != "sampled":  # its window opens at the next call: time that call too
+                    fn()
                 res[c][w].append(block(fn, seconds))
         print(f"rep {r + 1}/{reps}", file=sys.stderr, flush=True)
     fine_modes = {"paused": 0, "host_only": 2, "always": 3, "paused_again": 0}
