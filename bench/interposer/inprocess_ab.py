@@ -11,10 +11,10 @@ stays loaded), 1 = as configured (host calls + GPU timing in sampled windows: th
 Phase 1 rotates paused/sampled/always/host-only/paused again (the second paused block is an A/A
 control: its "slowdown" is the noise floor), one workload at a time; one untimed call follows
 every switch (except into sampled mode, whose window opens at the next call: that cost is part
-of what is measured), so blocks time the steady state. A block runs for --block-s seconds, just under one
-sampling period (1.9 s for the default 100 ms of every 2 s; gpu_windows.sh runs the same 5 %
-duty on a 10x shorter period, 10ms/200ms with 0.19-s blocks, to fit 60 repetitions): a sampled
-block opens at most one window, so it pays the window's share as a long run does.
+of what is measured), so blocks time the steady state. A block runs for --block-s seconds, just
+under one sampling period (1.9 s for the default 100 ms of every 2 s; gpu_windows.sh runs the
+same 5 % duty on a 10x shorter period, 10ms/200ms with 0.19-s blocks, to fit 60 repetitions):
+a sampled block opens one window, so it pays the window's share as a long run does.
 Phase 2 measures the parts of that cost finely: paused/host-only/always/paused again rotate in
 blocks of a few steps (tens of ms), hundreds of rounds, so that the machine's slow drifts and
 seconds-long bursts (±10 % between 2-s blocks on the H200 VMs) cancel in the pairing. From it,
