@@ -150,9 +150,10 @@ void windowTick() {
   uint64_t now = nowNs();
   if (g_on && now >= g_offAtNs) {
     switchTo(false, slog::WindowReason::Schedule);
-  } else if (!g_on && now >= g_onAtNs && switchTo(true, slog::WindowReason::Schedule)) {
-    g_offAtNs = now + g_sched.sample.onNs;  // the next window begins a period after this one
-    g_onAtNs = now + g_sched.sample.everyNs;
+  } else if (!g_on && now >= g_onAtNs) {
+    if (switchTo(true, slog::WindowReason::Schedule))
+      g_offAtNs = now + g_sched.sample.onNs;
+    g_onAtNs = now + g_sched.sample.everyNs;  // a period after this one (or after a refusal)
   }
   arm(g_on ? g_offAtNs : g_onAtNs);  // (also when the tick estimate ran early)
 }
