@@ -31,17 +31,7 @@ import time
 import torch
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from overhead_worker import tiny_workload, train_workload  # noqa: E402
-
-
-def block_n(fn, n):
-    """Mean ms per call of fn over n calls."""
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(n):
-        fn()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - t0) * 1e3 / n
+from overhead_worker import block_ms, tiny_workload, train_workload  # noqa: E402
 
 
 def paired(values, base):
@@ -96,7 +86,7 @@ def main():
             for c in order[r % len(order):] + order[:r % len(order)]:
                 rec(fine_modes[c])
                 fn()
-                fine[c][w].append(block_n(fn, per_block[w]))
+                fine[c][w].append(block_ms(fn, per_block[w]))
     rec(0)
     from torch.profiler import ProfilerActivity, profile
     for r in range(preps):

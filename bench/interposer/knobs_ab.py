@@ -8,9 +8,10 @@ Every repetition runs each variant once, in an order rotated by one per repetiti
 is compared with the paused recorder of the same repetition (median of paired slowdowns). Two
 paused variants ("paused", "paused_again") show the noise floor.
 Knob keys (Cupti.cpp, streamlint_tune): 0 Python line, 1 TSC hook clock, 2 kernel names,
-3 CUPTI anchors (0 off, else every N launches), 4 CUPTI kinds mask (kernel, memcpy, memset,
-external correlation), 5 pooled pre-zeroed activity buffers, 6 buffer KiB, 7 CUPTI flush period.
-Results on the H200 are in README.md."""
+4 CUPTI kinds mask (kernel, memcpy, memset), 5 pooled pre-zeroed activity buffers, 6 buffer KiB,
+7 CUPTI flush period. (Key 3, CUPTI anchors, is gone with the anchors themselves.) "full"
+variants time the GPU continuously (streamlint_recording(3)). Results on the H200 are in
+README.md."""
 import ctypes
 import json
 import statistics
@@ -20,32 +21,22 @@ import time
 import torch
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from overhead_worker import tiny_workload, train_workload  # noqa: E402
+from overhead_worker import block_ms, tiny_workload, train_workload  # noqa: E402
 
-BASE = {0: 1, 1: 0, 2: 1, 3: 64, 4: 0xF, 5: 0, 6: 2048}  # the recorder before this study
-VARIANTS = [  # name, mode (0 paused, 1 full, 2 host only), knob changes against BASE
+BASE = {0: 1, 1: 0, 2: 1, 4: 0x7, 5: 0, 6: 2048}  # the recorder before this study
+VARIANTS = [  # name, mode (0 paused, 3 full, 2 host only), knob changes against BASE
     ("paused", 0, {}),
     ("paused_again", 0, {}),
     ("host", 2, {}),
     ("host_tsc", 2, {1: 1}),
     ("host_tsc_nopy", 2, {1: 1, 0: 0}),
     ("host_tsc_nopy_nonames", 2, {1: 1, 0: 0, 2: 0}),
-    ("full", 1, {}),
-    ("full_tsc", 1, {1: 1}),
-    ("full_tsc_pool", 1, {1: 1, 5: 1}),
-    ("full_tsc_pool_noanchor", 1, {1: 1, 5: 1, 3: 0}),
-    ("full_tsc_pool_kernelonly", 1, {1: 1, 5: 1, 4: 0x9}),
-    ("full_tsc_pool_buf8m", 1, {1: 1, 5: 1, 6: 8192}),
+    ("full", 3, {}),
+    ("full_tsc", 3, {1: 1}),
+    ("full_tsc_pool", 3, {1: 1, 5: 1}),
+    ("full_tsc_pool_kernelonly", 3, {1: 1, 5: 1, 4: 0x1}),
+    ("full_tsc_pool_buf8m", 3, {1: 1, 5: 1, 6: 8192}),
 ]
-
-
-def block(fn, n):
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(n):
-        fn()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - t0) * 1e3 / n
 
 
 def main():
@@ -75,7 +66,7 @@ def main():
         for name, mode, knobs in order:
             apply(mode, knobs)
             for w, (fn, n) in work.items():
-                res[name][w].append(block(fn, n))
+                res[name][w].append(block_ms(fn, n))
     apply(0, {})
     summary = {}
     for w in work:

@@ -11,17 +11,19 @@ import torch
 import torch.nn as nn
 
 
+def block_ms(fn, n):
+    """Mean ms per call of fn over n calls, synchronizing around them."""
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) * 1e3 / n
+
+
 def timed_blocks(fn, blocks, per_block):
     """Median over `blocks` of the mean time (ms) per call of fn, synchronizing per block."""
-    out = []
-    for _ in range(blocks):
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        for _ in range(per_block):
-            fn()
-        torch.cuda.synchronize()
-        out.append((time.perf_counter() - t0) * 1e3 / per_block)
-    return statistics.median(out)
+    return statistics.median(block_ms(fn, per_block) for _ in range(blocks))
 
 
 def train_workload():

@@ -22,56 +22,63 @@ def api_names():
     return [(m.group(1), m.group(2)) for m in re.finditer(r"X\((\w+), (\w+)\)", text[start:end])]
 
 
+def records(data, out=None):
+    """(type, offset) of each record in a log's bytes, in file order. Stops at the first damaged
+    chunk, whose offset goes to out["damaged_at"]."""
+    if data[:4] != b"SLOG":
+        return
+    off = struct.unpack_from("<I", data, 12)[0]
+    while off + 16 <= len(data):
+        magic, size, _csum, _tid = struct.unpack_from("<IIII", data, off)
+        if magic != 0x4B434C53 or off + 16 + size > len(data):
+            if out is not None:
+                out["damaged_at"] = off
+            return
+        p, end = off + 16, off + 16 + size
+        while p + 4 <= end:
+            rtype, rbytes = struct.unpack_from("<HH", data, p)
+            if rbytes == 0:
+                break
+            yield rtype, p
+            p += rbytes
+        off = end
+
+
 def read(path, window):
     names = api_names()
     out = {"file": os.path.basename(path), "apis": {}, "launches": 0, "activities": {}, "trailer": None,
            "kernel_names": {}}
     strings, launch_ids, launch_times, switches = {}, [], [], []
     data = open(path, "rb").read()
-    if data[:4] != b"SLOG":
-        return out
-    header_bytes = struct.unpack_from("<I", data, 12)[0]
-    off = header_bytes
-    while off + 16 <= len(data):
-        magic, size, _csum, _tid = struct.unpack_from("<IIII", data, off)
-        if magic != 0x4B434C53 or off + 16 + size > len(data):
-            out["damaged_at"] = off
-            break
-        p, end = off + 16, off + 16 + size
-        while p + 4 <= end:
-            rtype, rbytes = struct.unpack_from("<HH", data, p)
-            if rbytes == 0:
-                break
-            if rtype == 1:
-                api, flags, nframes, t_enter, t_exit, ret = struct.unpack_from("<HBBQQi", data, p + 4)
-                if ret == 0 and (window is None or window[0] <= t_enter <= window[1]):
-                    name, cls = names[api]
-                    out["apis"][name] = out["apis"].get(name, 0) + 1
-                    if cls == "Launch":
-                        out["launches"] += 1
-                        launch_ids.append(struct.unpack_from("<I", data, p + 80)[0])
-                        launch_times.append(t_enter)
-            elif rtype == 4:
-                kind = data[p + 4]
-                k = {1: "kernels", 2: "memcpy", 3: "memset"}.get(kind, "other")
-                out["activities"][k] = out["activities"].get(k, 0) + 1
-                if kind == 1 and struct.unpack_from("<I", data, p + 52)[0]:
-                    out["activities"]["kernels_named"] = out["activities"].get("kernels_named", 0) + 1
-                if struct.unpack_from("<Q", data, p + 24)[0]:
-                    out["activities"]["anchored"] = out["activities"].get("anchored", 0) + 1
-            elif rtype == 5:
-                sid, slen = struct.unpack_from("<II", data, p + 4)
-                strings[sid] = data[p + 12:p + 12 + slen].decode(errors="replace")
-            elif rtype == 7:
-                vals = struct.unpack_from("<QQQQQQII", data, p + 8)
-                out["trailer"] = dict(zip(["records", "dropped", "droppedThreads", "peakBytes",
-                                           "capBytes", "activityDropped", "cuptiState", "gpuTiming"], vals))
-            elif rtype == 10:
-                on, _why = data[p + 4], data[p + 5]
-                t_before, t_after = struct.unpack_from("<QQ", data, p + 16)
-                switches.append((t_before, on, t_after))
-            p += rbytes
-        off = end
+    for rtype, p in records(data, out):
+        if rtype == 1:
+            api, flags, nframes, t_enter, t_exit, ret = struct.unpack_from("<HBBQQi", data, p + 4)
+            if ret == 0 and (window is None or window[0] <= t_enter <= window[1]):
+                name, cls = names[api]
+                out["apis"][name] = out["apis"].get(name, 0) + 1
+                if cls == "Launch":
+                    out["launches"] += 1
+                    launch_ids.append(struct.unpack_from("<I", data, p + 80)[0])
+                    launch_times.append(t_enter)
+        elif rtype == 4:
+            kind = data[p + 4]
+            k = {1: "kernels", 2: "memcpy", 3: "memset"}.get(kind, "other")
+            out["activities"][k] = out["activities"].get(k, 0) + 1
+            if kind == 1 and struct.unpack_from("<I", data, p + 52)[0]:
+                out["activities"]["kernels_named"] = out["activities"].get("kernels_named", 0) + 1
+            if struct.unpack_from("<Q", data, p + 24)[0]:
+                out["activities"]["anchored"] = out["activities"].get("anchored", 0) + 1
+        elif rtype == 5:
+            sid, slen = struct.unpack_from("<II", data, p + 4)
+            strings[sid] = data[p + 12:p + 12 + slen].decode(errors="replace")
+        elif rtype == 7:
+            vals = struct.unpack_from("<QQQQQQII", data, p + 8)
+            out["trailer"] = dict(zip(["records", "dropped", "droppedThreads", "peakBytes",
+                                       "capBytes", "activityDropped", "cuptiState", "gpuTiming"], vals))
+        elif rtype == 10:
+            on, _why = data[p + 4], data[p + 5]
+            t_before, t_after = struct.unpack_from("<QQ", data, p + 16)
+            switches.append((t_before, on, t_after))
     if switches:  # timed intervals: an `on` switch's tBefore to the next `off` switch's tAfter
         spans, begin = [], None
         for t_before, on, t_after in sorted(switches):

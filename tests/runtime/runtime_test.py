@@ -64,6 +64,12 @@ def assert_sites(findings, source):
         check(f["rule"] == "SL901" and f["severity"] == "warning", f"unexpected finding {f}")
 
 
+def bench_module(name):
+    """A reader from bench/interposer (slog_stats: the benchmarks' .slog reader)."""
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "interposer"))
+    return __import__(name)
+
+
 def logs_in(d):
     return sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".slog"))
 
@@ -189,26 +195,12 @@ def threads(tmp):
 
 
 def launch_frames(log):
-    """Native return addresses of each successful-or-not cudaLaunchKernel record, in call order
-    (one thread: chunks are in order). Layout: interposer/include/streamlint/LogFormat.h."""
-    header = open(os.path.join(HERE, "..", "..", "interposer", "include", "streamlint", "LogFormat.h")).read()
-    names = re.findall(r"X\((\w+), \w+\)", header[header.index("#define SL_API_LIST"):header.index("enum class ApiClass")])
-    launch = names.index("cudaLaunchKernel")
+    """Native return addresses of each cudaLaunchKernel record, in call order (one thread)."""
+    slog_stats = bench_module("slog_stats")
+    launch = [n for n, _ in slog_stats.api_names()].index("cudaLaunchKernel")
     data = open(log, "rb").read()
-    off, out = struct.unpack_from("<I", data, 12)[0], []
-    while off + 16 <= len(data) and struct.unpack_from("<I", data, off)[0] == 0x4B434C53:
-        size = struct.unpack_from("<I", data, off + 4)[0]
-        p, end = off + 16, off + 16 + size
-        while p + 4 <= end:
-            rtype, rbytes = struct.unpack_from("<HH", data, p)
-            if rbytes == 0:
-                break
-            if rtype == 1 and struct.unpack_from("<H", data, p + 4)[0] == launch:
-                n = data[p + 7]
-                out.append(struct.unpack_from(f"<{n}Q", data, p + 88))
-            p += rbytes
-        off = end
-    return out
+    return [struct.unpack_from(f"<{data[p + 7]}Q", data, p + 88) for rtype, p in slog_stats.records(data)
+            if rtype == 1 and struct.unpack_from("<H", data, p + 4)[0] == launch]
 
 
 def stub_sites(tmp):
@@ -359,8 +351,7 @@ def gpu_sampled(tmp):
             "while time.time() - t < 1.5:\n    x = x * 1.0001\ntorch.cuda.synchronize()\n")
     run([A.streamlint, "run", "--out", tmp, "--gpu-sample", "20ms/200ms", "--gpu-first", "0", "--",
          sys.executable, "-c", prog])
-    sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "interposer"))
-    import slog_stats
+    slog_stats = bench_module("slog_stats")
     (log,) = logs_in(tmp)
     st = slog_stats.read(log, None)
     kernels = st["activities"].get("kernels", 0)
@@ -399,8 +390,7 @@ def gpu_graph_capture(tmp):
     under = run([A.streamlint, "run", "--out", tmp, "--gpu-sample", "1ms/3ms", "--gpu-first", "0", "--",
                  sys.executable, "-c", prog]).stdout
     check(plain == under and plain.strip(), f"graph replay alone {plain!r}, under streamlint {under!r}")
-    sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "interposer"))
-    import slog_stats
+    slog_stats = bench_module("slog_stats")
     (log,) = logs_in(tmp)
     check(slog_stats.read(log, None).get("windows", 0) >= 10, "windows opened and closed during the captures")
 
