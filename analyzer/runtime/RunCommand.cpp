@@ -70,7 +70,8 @@ struct Option {
 };
 const Option kOptions[] = {
     {"--out", nullptr, nullptr, ""},
-    {"--gpu-timing", "SL_GPU_TIMING", [](const std::string& v) { return slog::isGpuTimingMode(v.c_str()); },
+    {"--gpu-timing", "SL_GPU_TIMING",
+     [](const std::string& v) { slog::GpuTiming t; return slog::parseGpuTiming(v.c_str(), t); },
      "sampled, always or off"},
     {"--gpu-sample", "SL_GPU_SAMPLE",
      [](const std::string& v) { slog::GpuSample s; return slog::parseSample(v.c_str(), s); },

@@ -41,10 +41,8 @@ void configure() {
   Schedule s;
   const char* mode = getenv("SL_GPU_TIMING");
   if (const char* v = getenv("SL_CUPTI"); v && *v == '0') s.mode = slog::GpuTiming::Off;
-  else if (!mode || !*mode || !strcmp(mode, "sampled")) s.mode = slog::GpuTiming::Sampled;
-  else if (!strcmp(mode, "always")) s.mode = slog::GpuTiming::Continuous;
-  else if (!strcmp(mode, "off")) s.mode = slog::GpuTiming::Off;
-  else notice("gpu-timing", "SL_GPU_TIMING=%s is not one of sampled, always, off: using sampled", mode);
+  else if (mode && *mode && !slog::parseGpuTiming(mode, s.mode))
+    notice("gpu-timing", "SL_GPU_TIMING=%s is not one of sampled, always, off: using sampled", mode);
   if (const char* v = getenv("SL_GPU_SAMPLE"); v && *v && !slog::parseSample(v, s.sample))
     notice("gpu-sample", "SL_GPU_SAMPLE=%s is not ON/EVERY with 0 < ON < EVERY (e.g. 100ms/2s): "
            "using 100ms/2s", v);

@@ -45,10 +45,6 @@ inline bool blocksHost(slog::ApiClass c) {
   return c == C::Sync || c == C::Alloc || c == C::Free || c == C::Copy || c == C::Set ||
          c == C::StreamLife;
 }
-inline bool issuesGpuWork(slog::ApiClass c) {
-  using C = slog::ApiClass;
-  return c == C::Launch || c == C::CopyAsync || c == C::Copy || c == C::SetAsync || c == C::Set;
-}
 
 // The return address of the function that called the hooked function's caller (for a native
 // launch: the line that called nvcc's kernel stub). backtrace() of 3 frames found it in ~2 µs per
@@ -59,12 +55,12 @@ inline bool issuesGpuWork(slog::ApiClass c) {
 // hook, so that backtrace()'s frames are [hook, stub, stub's caller].
 __attribute__((always_inline)) inline const void* stubCaller(ThreadState* ts, void* ra, void** raSlot) {
   constexpr int kReach = 64;  // words above raSlot: the stub's frame
-  if (raSlot[0] == ra) {      // the hook keeps a frame pointer: [rbp + 8] is its return address
-    if (StubCacheEntry* s = ts->stubCache.find(ra); s && s->slot > 0) return raSlot[s->slot];
-  }
+  // The hook keeps a frame pointer: [rbp + 8] is its return address.
+  StubCacheEntry* s = raSlot[0] == ra ? ts->stubCache.find(ra) : nullptr;
+  if (s && s->slot > 0) return raSlot[s->slot];
   void* shallow[3];
   if (backtrace(shallow, 3) != 3) return nullptr;
-  if (raSlot[0] == ra && shallow[1] == ra && !ts->stubCache.find(ra)) {
+  if (!s && raSlot[0] == ra && shallow[1] == ra) {
     int slot = 0;
     for (int k = 1; k <= kReach; ++k) {  // reads stop at the caller's slot, inside live frames
       if (raSlot[k] != shallow[2]) continue;

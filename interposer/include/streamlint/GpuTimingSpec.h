@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "streamlint/LogFormat.h"
+
 namespace sl::slog {
 
 struct GpuSample {
@@ -39,8 +41,13 @@ inline bool parseSample(const char* s, GpuSample& out) {
   return true;
 }
 
-inline bool isGpuTimingMode(const char* s) {
-  return !strcmp(s, "sampled") || !strcmp(s, "always") || !strcmp(s, "off");
+// "sampled", "always" or "off"; false for anything else.
+inline bool parseGpuTiming(const char* s, GpuTiming& out) {
+  if (!strcmp(s, "sampled")) out = GpuTiming::Sampled;
+  else if (!strcmp(s, "always")) out = GpuTiming::Continuous;
+  else if (!strcmp(s, "off")) out = GpuTiming::Off;
+  else return false;
+  return true;
 }
 
 }  // namespace sl::slog
