@@ -1,7 +1,7 @@
 """In-process interleaved A/B of the recorder's cost, run under `streamlint run`:
 
     streamlint run --out /tmp/ab -- python3 inprocess_ab.py [--reps 12] [--profiler-reps 8]
-                                                            [--block-s 1.9] [--json OUT]
+                     [--block-s 1.9] [--fine-rounds 250] [--configs paused,sampled,...] [--json OUT]
 
 Process-to-process noise on the GPU machine (±25 % on a launch-bound loop) hides a few-percent
 effect, so the configurations alternate block by block inside one process, toggled through the
@@ -21,6 +21,8 @@ seconds-long bursts (±10 % between 2-s blocks on the H200 VMs) cancel in the pa
 the expected cost of sampled timing = host-only + duty x (always - host-only), duty = the share
 of time in windows (the log's Window records; 100 ms of 2 s by default).
 Phase 3 rotates paused/torch.profiler (the profiler takes CUPTI for good, so it comes last).
+`--configs` keeps some of phase 1's configurations (the first is the baseline), for a long direct
+run of one: e.g. `--configs paused,sampled,paused_again --fine-rounds 0 --profiler-reps 0`.
 The process-level A/B is run_overhead.py."""
 import ctypes
 import json
@@ -67,6 +69,8 @@ def main():
         for fn in work.values():
             fn()
     modes = {"paused": 0, "sampled": 1, "always": 3, "host_only": 2, "paused_again": 0}
+    if "--configs" in sys.argv:
+        modes = {c: modes[c] for c in arg("--configs", "").split(",")}
     res = {c: {w: [] for w in work} for c in list(modes) + ["paused2", "profiler"]}
     order = list(modes)
     for r in range(reps):
@@ -100,10 +104,14 @@ def main():
     duty = 0.1 / 2.0  # the default schedule's share: 100 ms of every 2 s
     summary = {}
     for w in work:
-        summary[w] = {"paused_median_ms": statistics.median(res["paused"][w])}
-        for c, base in [("sampled", "paused"), ("always", "paused"), ("host_only", "paused"),
-                        ("paused_again", "paused"), ("profiler", "paused2")]:
+        base = next(iter(modes))
+        summary[w] = {f"{base}_median_ms": statistics.median(res[base][w])}
+        for c in list(modes)[1:]:
             summary[w][c] = paired(res[c][w], res[base][w])
+        if preps:
+            summary[w]["profiler"] = paired(res["profiler"][w], res["paused2"][w])
+        if not fine["paused"][w]:
+            continue
         f = {c: paired(fine[c][w], fine["paused"][w]) for c in ["host_only", "always", "paused_again"]}
         host, always = (f[c]["median_paired_slowdown_pct"] for c in ["host_only", "always"])
         f["sampled_expected_pct"] = round(host + duty * (always - host), 2)
