@@ -68,6 +68,17 @@ CallSite resolveCallSite(const ProcessLog& log, const ApiCall& c, const Symboliz
         break;
       }
     }
+  if ((n.file.empty() || !n.line || isLibrarySource(n.file) || isKernelWrapper(n.file, n.line)) &&
+      (c.rec.flags & slog::kScannedFrames) && c.nframes > 0) {
+    // None of the user-code addresses found on the stack has a line: stale ones (statically
+    // linked library code in the program), or a thread that runs none of the user's code. The
+    // library's call site says more than an address without a line.
+    if (const Module* m = log.moduleFor(c.frames[0])) {
+      module = m->path;
+      off = c.frames[0] - 1 - m->base;
+      n = sym.lookup(module, off);
+    }
+  }
   s.function = n.function;
   char buf[64];
   snprintf(buf, sizeof buf, "+0x%llx", static_cast<unsigned long long>(off));

@@ -295,7 +295,8 @@ void pairWithRun(std::vector<Finding>& staticFindings, const RunData& run,
     std::vector<std::string> by;
     for (const auto& m : measured)
       if (m.loc.line == f.loc.line && samePath(m.path, f.path)) {
-        by.push_back(m.ruleId);
+        // One line can hold several findings of a rule (SL901 for each API that blocked there).
+        if (std::find(by.begin(), by.end(), m.ruleId) == by.end()) by.push_back(m.ruleId);
         cost = std::max(cost, m.properties.value("costMicros", 0.0));
       }
     if (!by.empty()) {

@@ -10,6 +10,8 @@
 #include <map>
 #include <sstream>
 
+#include "streamlint/LibraryModules.h"
+
 namespace sl::runtime {
 
 namespace {
@@ -37,17 +39,7 @@ std::string findTool() {
 
 }  // namespace
 
-bool isRuntimeModule(const std::string& path) {
-  static const char* kPrefixes[] = {"libcudart", "libcuda.", "libcupti", "libtorch", "libc10",
-                                    "libstreamlint_interposer", "libc.so", "libc-", "libpthread",
-                                    "libcublas", "libcudnn", "libnccl", "libcufft", "libcusparse",
-                                    "libcurand", "libnvrtc", "libpython", "libffi", "_ctypes",
-                                    "_C.cpython", "ld-linux", "libstdc++", "libgcc_s", "libdl"};
-  std::string b = baseName(path);
-  if (b.rfind("python", 0) == 0) return true;  // the interpreter executable
-  return std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
-                     [&](const char* p) { return b.rfind(p, 0) == 0; });
-}
+bool isRuntimeModule(const std::string& path) { return slog::isLibraryModule(path.c_str()); }
 
 // nvcc's host-side wrapper of a kernel carries the `__global__` declaration's line; inlined into
 // the launching function, it would hide the line of the launch.

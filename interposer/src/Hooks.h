@@ -14,6 +14,7 @@
 #include "GpuWindows.h"
 #include "PythonFrames.h"
 #include "Recorder.h"
+#include "UserFrames.h"
 
 #define SL_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -74,6 +75,52 @@ __attribute__((always_inline)) inline const void* stubCaller(ThreadState* ts, vo
   return shallow[2];
 }
 
+// A native process's call from a library (LibTorch: the user's line is 10-30 frames up, beyond
+// backtrace()'s cheap reach): frames = [ra, the user's return addresses found on the stack
+// (UserFrames.h)], instead of a backtrace of library frames. False (frames untouched) when the
+// call came from the user's code itself, or no user frame is found.
+// A scan reads up to 64 KiB of stack; its result is cached per (call site, stack depth): the same
+// path through the library puts the user's return addresses in the same slots, so later calls
+// read those slots (whatever line called now) and check that each still holds a return address
+// into the user's code, else scan again. A thread that never runs the user's code (autograd's
+// device threads) stops being scanned after kGiveUp scans that found nothing.
+inline bool userFramesFromStack(ThreadState* ts, void* ra, void** frames, int& nf, const uintptr_t* raSlot) {
+  constexpr uint32_t kGiveUp = 64;
+  constexpr int kCandidates = 4;
+  constexpr size_t kScanWords = 8192;
+  const TextRanges* text = userText();
+  if (!text || text->n == 0 || ts->stackTop == 1 || (!ts->userSeen && ts->scans >= kGiveUp) ||
+      text->contains(reinterpret_cast<uintptr_t>(ra)))
+    return false;
+  auto sp = reinterpret_cast<uintptr_t>(raSlot);
+  if (ts->stackTop == 0) {
+    uintptr_t top = stackTop();
+    // The stack must hold the hook's frame; else (an alternate signal stack, a bad guess) no scans.
+    ts->stackTop = top > sp && top - sp < (uintptr_t(1) << 28) ? top : 1;
+  }
+  if (ts->stackTop <= sp) return false;
+  uintptr_t depth = ts->stackTop - sp;
+  const void* key = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(ra) ^ (depth * 0x9E3779B97F4A7C15ull));
+  ScanCacheEntry* e = ts->scanCache.find(key);
+  bool valid = e != nullptr;
+  for (int i = 0; valid && i < e->n; ++i) valid = isReturnInto(*text, raSlot[e->slot[i]]);
+  if (!valid) {
+    size_t words = depth / sizeof(uintptr_t);
+    const uintptr_t* at[kCandidates];
+    int n = scanForReturns(*text, raSlot, raSlot + (words < kScanWords ? words : kScanWords), at, kCandidates);
+    ++ts->scans;
+    if (n) ts->userSeen = true;
+    e = ts->scanCache.claim(key);
+    e->n = uint8_t(n);
+    for (int i = 0; i < n; ++i) e->slot[i] = uint16_t(at[i] - raSlot);
+  }
+  if (!e->n) return false;
+  frames[0] = ra;
+  for (int i = 0; i < e->n; ++i) frames[1 + i] = reinterpret_cast<void*>(raSlot[e->slot[i]]);
+  nf = 1 + e->n;
+  return true;
+}
+
 template <class Fn, class Fill, class... A>
 __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags, Fn real, void* ra,
                                                     const void* kernel, Fill&& fill, A... args) {
@@ -97,7 +144,11 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
   void* frames[slog::kMaxFrames + 1];
   int nf = 1;
   frames[0] = ra;
-  if (blocksHost(cls)) {
+  uint8_t scanned = 0;
+  if (!py && !pythonProcess() &&
+      userFramesFromStack(ts, ra, frames, nf, static_cast<const uintptr_t*>(__builtin_frame_address(0)) + 1)) {
+    scanned = slog::kScannedFrames;  // a library's call in a native program: the user's frames are in
+  } else if (blocksHost(cls)) {
     // The call blocked anyway; a backtrace lets the report walk out of torch/cudart frames.
     int n = backtrace(frames, slog::kMaxFrames + 1);
     if (n > 1) {
@@ -111,7 +162,10 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
     // launched from two lines stays two sites); in a Python process, where such
     // launches come from autograd's threads deep inside torch, the return address alone.
     const void* key = ra;
-    if (!pythonProcess()) {
+    const TextRanges* text = userText();
+    // nvcc's stub is in the user's code: one stub launched from two lines is two sites. A
+    // library's launch (no user frame found above it) is keyed by its return address.
+    if (!pythonProcess() && (!text || text->contains(reinterpret_cast<uintptr_t>(ra)))) {
       const void* caller = stubCaller(ts, ra, static_cast<void**>(__builtin_frame_address(0)) + 1);
       key = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(ra) ^
                                           (reinterpret_cast<uintptr_t>(caller) * 0x9E3779B97F4A7C15ull));
@@ -136,7 +190,7 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
     auto* r = new (p) slog::ApiRecord{};
     r->h = {slog::RecType::Api, uint16_t(bytes)};
     r->api = api;
-    r->flags = uint8_t(flags | (py ? slog::kHasPython : 0) |
+    r->flags = uint8_t(flags | scanned | (py ? slog::kHasPython : 0) |
                        (tsc ? kTscTimes : 0));
     r->nframes = uint8_t(nf);
     r->tEnter = t0;

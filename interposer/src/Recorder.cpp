@@ -29,6 +29,7 @@
 
 #include "GpuWindows.h"
 #include "RealDlsym.h"
+#include "UserFrames.h"
 
 namespace sl::ip {
 
@@ -247,6 +248,7 @@ void modulesLocked() {
   dl_iterate_phdr(addsCallback, &adds);
   if (adds == g_lastModuleAdds) return;
   g_lastModuleAdds = adds;
+  refreshUserText();
   static ModuleScan scan;  // writer/exit only, under the file lock
   scan.used = 0;
   dl_iterate_phdr(moduleCallback, &scan);
@@ -490,6 +492,7 @@ void ensureStarted() {
     return;
   }
   calibrateLocked();  // the first (tsc, mono) pair, before any hook stamps a record
+  refreshUserText();  // before the first hook looks for the user's frames
   g_state.store(State::On, std::memory_order_release);
   startWriter();
 }
@@ -527,6 +530,10 @@ ThreadState* threadStateSlow() {
   ts->nameCache.clear();
   ts->stackCache.clear();
   ts->stubCache.clear();
+  ts->scanCache.clear();
+  ts->stackTop = 0;
+  ts->scans = 0;
+  ts->userSeen = false;
   ts->tid = gettidNow();
   ts->generation = gen;
   t_state = ts;

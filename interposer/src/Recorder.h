@@ -53,6 +53,12 @@ struct StubCacheEntry {
   int16_t slot = 0;           // words from the hook's return-address slot to the stub's; 0: unknown
 };
 
+struct ScanCacheEntry {
+  const void* key = nullptr;  // a library's call site and the stack depth at the hook
+  uint8_t n = 0;              // user frames found (0: none)
+  uint16_t slot[4] = {};      // where, in words above the hook's return-address slot
+};
+
 struct ThreadState {
   char* ring = nullptr;
   uint64_t ringBytes = 0;
@@ -69,6 +75,11 @@ struct ThreadState {
   PtrCache<NameCacheEntry, 64> nameCache;    // 256 kernel names (DriverHooks.cpp)
   PtrCache<StackCacheEntry, 64> stackCache;  // 256 native launch sites (Hooks.h)
   PtrCache<StubCacheEntry, 32> stubCache;    // 128 stub call sites (Hooks.h stubCaller)
+  PtrCache<ScanCacheEntry, 64> scanCache;    // 256 (site, depth) pairs (Hooks.h userFramesFromStack)
+  // Stack scans for the user's frames (Hooks.h userFramesFromStack; native processes only).
+  uintptr_t stackTop = 0;  // 0: not looked up yet; 1: unknown (no scans)
+  uint32_t scans = 0;      // scans made on this thread
+  bool userSeen = false;   // one of them found the user's frame
 };
 
 extern std::atomic<uint64_t> g_generation;

@@ -123,8 +123,22 @@ def cuda_example():
 
 
 def libtorch_example():
-    """LibTorch C++: the guard moves nothing; the fixed forward-on-side-stream overlaps."""
-    _, bad = report_json(os.path.join(FIX, "libtorch-bad.slog"))
+    """LibTorch C++: the guard moves nothing (SL401 paired with the measured SL903 on the
+    backward() line, found beneath LibTorch's frames by the recorder's stack scan; SL901 on the two
+    stream synchronizes); the fixed forward-on-side-stream overlaps. The program's debug info is
+    a fixture (bin/overlap_bad: objcopy --only-keep-debug, compressed)."""
+    sym = ("--symbols", os.path.join(FIX, "bin"))
+    findings, bad = report_json(os.path.join(FIX, "libtorch-bad.slog"), "examples/overlap/libtorch/overlap_bad.cpp",
+                                "--min-blocking-us", "0", *sym)
+    sl401 = find(findings, "SL401", 31)
+    check(len(sl401) == 1, f"SL401 at line 31: {findings}")
+    rt = sl401[0]["properties"]["runtime"]
+    check(rt["status"] == "measured" and "SL903" in rt.get("measuredBy", []), f"SL401 evidence: {rt}")
+    check(find(findings, "SL903", 31, "overlap_bad.cpp"), f"SL903 at the backward() line: {findings}")
+    for line in (34, 35):
+        f = [f for f in find(findings, "SL901", line, "overlap_bad.cpp")
+             if f["properties"]["api"] == "cudaStreamSynchronize"]
+        check(len(f) == 1 and f[0]["properties"]["calls"] == 10, f"SL901 at {line}, once per step: {findings}")
     s = sorted(streams(bad).values(), key=lambda s: s["busyMicros"])
     check(s[0]["busyMicros"] < 0.01 * s[-1]["busyMicros"], f"side stream nearly idle: {bad}")
     _, fixed = report_json(os.path.join(FIX, "libtorch-fixed.slog"))

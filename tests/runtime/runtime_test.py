@@ -377,6 +377,45 @@ def gpu_native_sites(tmp):
     check("SL905" in at30, f"SL905 at line 30: {findings}")
 
 
+def build_libtorch_examples(tmp):
+    """examples/overlap/libtorch built with torch's CMake config, or None without torch or cmake.
+    SL_LIBTORCH_EXAMPLES names a build of them made beforehand (the GPU round builds once)."""
+    if os.environ.get("SL_LIBTORCH_EXAMPLES"):
+        return os.environ["SL_LIBTORCH_EXAMPLES"]
+    p = run([sys.executable, "-c", "import torch; print(torch.utils.cmake_prefix_path)"], ok=None)
+    if p.returncode != 0 or shutil.which("cmake") is None:
+        return None
+    src = os.path.join(HERE, "..", "..", "examples", "overlap", "libtorch")
+    build = os.path.join(tmp, "build")
+    run(["cmake", "-S", src, "-B", build, "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+         "-DCMAKE_PREFIX_PATH=" + p.stdout.strip()])
+    run(["cmake", "--build", build, "-j", str(os.cpu_count() or 2)])
+    return build
+
+
+def gpu_libtorch_sites(tmp):
+    """LibTorch calls come 10-30 frames below the user's line, beyond the recorder's backtraces;
+    its stack scan finds the user's call. In examples/overlap/libtorch/overlap_bad.cpp: SL903 at
+    the backward() inside the side-stream guard (line 31), SL901 at the two stream synchronizes
+    (34, 35), and no host blocking of the main thread left without a line in the program."""
+    if not have_gpu():
+        return SKIP
+    build = build_libtorch_examples(tmp)
+    if build is None:
+        return SKIP
+    torch_lib = run([sys.executable, "-c", "import torch, os; print(os.path.join(os.path.dirname(torch.__file__), 'lib'))"]).stdout.strip()
+    logs = os.path.join(tmp, "logs")
+    run([A.streamlint, "run", "--out", logs, "--gpu-timing", "always", "--", os.path.join(build, "overlap_bad")],
+        env={"LD_LIBRARY_PATH": torch_lib + ":" + os.environ.get("LD_LIBRARY_PATH", "")})
+    findings, _ = report_json(logs, "--min-blocking-us", "0")
+    at = lambda line: {f["rule"] for f in findings if f["path"].endswith("overlap_bad.cpp") and f["line"] == line}
+    check("SL903" in at(31), f"SL903 at line 31: {findings}")
+    check("SL901" in at(34) and "SL901" in at(35), f"SL901 at lines 34, 35: {findings}")
+    exe = os.path.join(build, "overlap_bad")
+    unplaced = [f for f in findings if f["rule"] == "SL901" and f["path"] == exe]
+    check(not unplaced, f"SL901 in the program without a line: {unplaced}")
+
+
 def gpu_graph_capture(tmp):
     """GPU timing switching on and off (every few ms) while torch captures CUDA graphs in global
     mode: every capture succeeds and replays as without the recorder."""
@@ -413,7 +452,8 @@ def gpu_injection(tmp):
 SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, sarif, exit_codes, damaged_logs, fork_child,
                                      sigterm, python_fork, threads, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, stub_sites, fixture_timing,
                                      fixture_driver_level, fixture_profiler, fixture_injection, gpu_timing, gpu_profiler,
-                                     gpu_sampled, gpu_native_sites, gpu_graph_capture, gpu_injection]}
+                                     gpu_sampled, gpu_native_sites, gpu_graph_capture, gpu_injection,
+                                     gpu_libtorch_sites]}
 
 
 def main():

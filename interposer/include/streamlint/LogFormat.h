@@ -127,6 +127,9 @@ enum ApiFlags : uint8_t {
   kDriverLevel = 1,    // seen through a cuGetProcAddress/dlsym pointer, not a cudart symbol
   kHasPython = 2,      // pyCode/pyOffset are set
   kCorrelated = 4,     // `corr` was pushed to CUPTI as the external correlation id (no longer set)
+  kScannedFrames = 8,  // frames[0] is a library's call; the rest are return addresses into the
+                       // user's code found on the stack (some may be stale: the report takes the
+                       // first with a source line, else frames[0])
 };
 
 // One API call. Fields a0..a2 by class (unused ones are 0):
