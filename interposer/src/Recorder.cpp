@@ -248,7 +248,7 @@ void modulesLocked() {
   dl_iterate_phdr(addsCallback, &adds);
   if (adds == g_lastModuleAdds) return;
   g_lastModuleAdds = adds;
-  refreshUserText();
+
   static ModuleScan scan;  // writer/exit only, under the file lock
   scan.used = 0;
   dl_iterate_phdr(moduleCallback, &scan);
@@ -492,7 +492,6 @@ void ensureStarted() {
     return;
   }
   calibrateLocked();  // the first (tsc, mono) pair, before any hook stamps a record
-  refreshUserText();  // before the first hook looks for the user's frames
   g_state.store(State::On, std::memory_order_release);
   startWriter();
 }
@@ -610,6 +609,7 @@ void flushAndClose() {
 __attribute__((constructor(101))) void recorderInit() {
   initRealDlsym();
   readConfig();
+  captureUserText();  // the program's own modules, all mapped by now
   if (const char* off = getenv("SL_DISABLE"); off && *off == '1') g_state.store(State::Off);
   pthread_key_create(&g_exitKey, onThreadExit);
   pthread_atfork(nullptr, nullptr, atforkChild);

@@ -7,8 +7,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <new>
-
 #include "streamlint/LibraryModules.h"
 
 extern "C" void* __libc_stack_end;  // glibc: the main thread's initial stack pointer
@@ -41,21 +39,16 @@ int addUserModule(dl_phdr_info* info, size_t, void* p) {
 
 const TextRanges* userText() { return g_userText.load(std::memory_order_acquire); }
 
-void refreshUserText() {
-  static const bool off = [] {
-    const char* v = getenv("SL_STACK_SCAN");  // 0: frames as backtrace() finds them, no scans
-    return v && *v == '0';
-  }();
-  if (off) return;
-  // Readers may hold the old table for the length of one scan, so it is never freed: a program
-  // loads libraries a handful of times, and the table is 520 bytes.
-  static char pool[16][sizeof(TextRanges)] alignas(TextRanges);
-  static std::atomic<int> used{0};
-  int slot = used.fetch_add(1);
-  if (slot >= 16) return;  // keep the last table: later libraries are not recognized as the user's
-  auto* t = new (pool[slot]) TextRanges;
-  dl_iterate_phdr(addUserModule, t);
-  g_userText.store(t, std::memory_order_release);
+void captureUserText() {
+  // Called once, from the library's constructor: under LD_PRELOAD every object the program links
+  // is mapped by then, and none of them is ever unloaded (the program holds them), so the scan
+  // may read their text at any time. A library the program dlopens later could be dlclosed and
+  // unmapped under a scan: it is left out (its calls are placed at its caller in these modules).
+  static TextRanges table;
+  const char* v = getenv("SL_STACK_SCAN");  // 0: frames as backtrace() finds them, no scans
+  if (g_userText.load() || (v && *v == '0')) return;
+  dl_iterate_phdr(addUserModule, &table);
+  g_userText.store(&table, std::memory_order_release);
 }
 
 bool callPrecedes(const TextRanges& text, uintptr_t ra) {

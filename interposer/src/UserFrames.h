@@ -29,9 +29,9 @@ struct TextRanges {
   }
 };
 
-// The user's modules as loaded now; refreshed when libraries are loaded (Recorder.cpp).
+// The user's modules loaded with the program (null before captureUserText, or with scans off).
 const TextRanges* userText();
-void refreshUserText();
+void captureUserText();
 
 // Whether the bytes before `ra` (inside `text`) encode a call: `call rel32`, or `call r/m64` in
 // one of its register and memory forms.

@@ -84,7 +84,7 @@ TEST(UserFrames, ScanKeepsTheFirstReturnAddresses) {
 }
 
 TEST(UserFrames, UserTextHasTheProgramNotTheLibraries) {
-  sl::ip::refreshUserText();
+  sl::ip::captureUserText();
   const TextRanges* t = sl::ip::userText();
   ASSERT_NE(t, nullptr);
   EXPECT_TRUE(t->contains(reinterpret_cast<uintptr_t>(&precededByCall)));
