@@ -89,16 +89,14 @@ inline bool userFramesFromStack(ThreadState* ts, void* ra, void** frames, int& n
   constexpr int kCandidates = 4;
   constexpr size_t kScanWords = 8192;
   const TextRanges* text = userText();
-  if (!text || text->n == 0 || ts->stackTop == 1 || (!ts->userSeen && ts->scans >= kGiveUp) ||
+  if (!text || text->n == 0 || (!ts->userSeen && ts->scans >= kGiveUp) ||
       text->contains(reinterpret_cast<uintptr_t>(ra)))
     return false;
   auto sp = reinterpret_cast<uintptr_t>(raSlot);
-  if (ts->stackTop == 0) {
-    uintptr_t top = stackTop();
-    // The stack must hold the hook's frame; else (an alternate signal stack, a bad guess) no scans.
-    ts->stackTop = top > sp && top - sp < (uintptr_t(1) << 28) ? top : 1;
-  }
-  if (ts->stackTop <= sp) return false;
+  if (ts->stackTop == 0 && !stackBounds(ts->stackLo, ts->stackTop)) ts->stackTop = 1;
+  // Only on the thread's own stack: a call on an alternate signal stack is not scanned (the
+  // words above it need not be mapped).
+  if (sp < ts->stackLo || sp >= ts->stackTop) return false;
   uintptr_t depth = ts->stackTop - sp;
   const void* key = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(ra) ^ (depth * 0x9E3779B97F4A7C15ull));
   ScanCacheEntry* e = ts->scanCache.find(key);

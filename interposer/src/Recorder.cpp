@@ -530,7 +530,7 @@ ThreadState* threadStateSlow() {
   ts->stackCache.clear();
   ts->stubCache.clear();
   ts->scanCache.clear();
-  ts->stackTop = 0;
+  ts->stackLo = ts->stackTop = 0;
   ts->scans = 0;
   ts->userSeen = false;
   ts->tid = gettidNow();

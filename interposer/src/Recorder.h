@@ -77,7 +77,7 @@ struct ThreadState {
   PtrCache<StubCacheEntry, 32> stubCache;    // 128 stub call sites (Hooks.h stubCaller)
   PtrCache<ScanCacheEntry, 64> scanCache;    // 256 (site, depth) pairs (Hooks.h userFramesFromStack)
   // Stack scans for the user's frames (Hooks.h userFramesFromStack; native processes only).
-  uintptr_t stackTop = 0;  // 0: not looked up yet; 1: unknown (no scans)
+  uintptr_t stackLo = 0, stackTop = 0;  // the thread's stack; top 0: not looked up, 1: unknown
   uint32_t scans = 0;      // scans made on this thread
   bool userSeen = false;   // one of them found the user's frame
 };

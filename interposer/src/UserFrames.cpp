@@ -4,6 +4,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -89,15 +90,26 @@ int scanForReturns(const TextRanges& text, const uintptr_t* p, const uintptr_t* 
   return n;
 }
 
-uintptr_t stackTop() {
-  if (syscall(SYS_gettid) == getpid()) return reinterpret_cast<uintptr_t>(__libc_stack_end);
+bool stackBounds(uintptr_t& lo, uintptr_t& hi) {
+  if (syscall(SYS_gettid) == getpid()) {
+    // The main thread: glibc would read /proc/self/maps for it. Its stack grows down from the
+    // initial stack pointer by at most RLIMIT_STACK (mappings keep clear of that range).
+    rlimit r{};
+    uintptr_t limit = uintptr_t(1) << 30;
+    if (getrlimit(RLIMIT_STACK, &r) == 0 && r.rlim_cur != RLIM_INFINITY && r.rlim_cur < limit) limit = r.rlim_cur;
+    hi = reinterpret_cast<uintptr_t>(__libc_stack_end);
+    lo = hi > limit ? hi - limit : 0;
+    return hi != 0;
+  }
   pthread_attr_t a;
-  if (pthread_getattr_np(pthread_self(), &a) != 0) return 0;
+  if (pthread_getattr_np(pthread_self(), &a) != 0) return false;
   void* base = nullptr;
   size_t size = 0;
   int rc = pthread_attr_getstack(&a, &base, &size);
   pthread_attr_destroy(&a);
-  return rc == 0 ? reinterpret_cast<uintptr_t>(base) + size : 0;
+  lo = reinterpret_cast<uintptr_t>(base);
+  hi = lo + size;
+  return rc == 0 && size != 0;
 }
 
 }  // namespace sl::ip

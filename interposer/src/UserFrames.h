@@ -47,7 +47,7 @@ inline bool isReturnInto(const TextRanges& text, uintptr_t a) {
   return text.contains(a) && callPrecedes(text, a);
 }
 
-// The top of the calling thread's stack (its highest address), or 0 when unknown.
-uintptr_t stackTop();
+// The calling thread's stack: [lo, hi), hi its highest address. False when unknown.
+bool stackBounds(uintptr_t& lo, uintptr_t& hi);
 
 }  // namespace sl::ip
