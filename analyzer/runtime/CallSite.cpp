@@ -27,6 +27,11 @@ bool userFrame(const ProcessLog& log, const ApiCall& c, std::string& module, uin
   return true;
 }
 
+// A line in the user's sources: not a library header, not nvcc's kernel wrapper.
+bool hasUserLine(const NativeSite& n) {
+  return !n.file.empty() && n.line && !isLibrarySource(n.file) && !isKernelWrapper(n.file, n.line);
+}
+
 }  // namespace
 
 void queueCallSite(const ProcessLog& log, const ApiCall& c, Symbolizer& sym) {
@@ -60,16 +65,14 @@ CallSite resolveCallSite(const ProcessLog& log, const ApiCall& c, const Symboliz
       const Module* m = log.moduleFor(c.frames[i]);
       if (!m || isRuntimeModule(m->path)) continue;
       NativeSite outer = sym.lookup(m->path, c.frames[i] - 1 - m->base);
-      if (!outer.file.empty() && outer.line && !isLibrarySource(outer.file) &&
-          !isKernelWrapper(outer.file, outer.line)) {
+      if (hasUserLine(outer)) {
         n = outer;
         module = m->path;
         off = c.frames[i] - 1 - m->base;
         break;
       }
     }
-  if ((n.file.empty() || !n.line || isLibrarySource(n.file) || isKernelWrapper(n.file, n.line)) &&
-      (c.rec.flags & slog::kScannedFrames) && c.nframes > 0) {
+  if (!hasUserLine(n) && (c.rec.flags & slog::kScannedFrames) && c.nframes > 0) {
     // None of the user-code addresses found on the stack has a line: stale ones (statically
     // linked library code in the program), or a thread that runs none of the user's code. The
     // library's call site says more than an address without a line.

@@ -33,7 +33,7 @@ import time
 import torch
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from overhead_worker import block_ms, tiny_workload, train_workload  # noqa: E402
+from overhead_worker import arg, block_ms, tiny_workload, train_workload  # noqa: E402
 
 
 def paired(values, base):
@@ -53,10 +53,6 @@ def block(fn, seconds):
         n += 1
     torch.cuda.synchronize()
     return (time.perf_counter() - t0) * 1e3 / n
-
-
-def arg(name, default):
-    return type(default)(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
 
 
 def main():

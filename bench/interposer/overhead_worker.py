@@ -11,6 +11,11 @@ import torch
 import torch.nn as nn
 
 
+def arg(name, default):
+    """The value after `name` on the command line, of `default`'s type, or `default`."""
+    return type(default)(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
+
+
 def block_ms(fn, n):
     """Mean ms per call of fn over n calls, synchronizing around them."""
     torch.cuda.synchronize()

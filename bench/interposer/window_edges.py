@@ -19,7 +19,7 @@ import time
 import torch
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from overhead_worker import tiny_workload, train_workload  # noqa: E402
+from overhead_worker import arg, tiny_workload, train_workload  # noqa: E402
 
 
 def timed(fn):
@@ -27,10 +27,6 @@ def timed(fn):
     fn()
     torch.cuda.synchronize()
     return (time.perf_counter() - t0) * 1e3
-
-
-def arg(name, default):
-    return type(default)(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
 
 
 def main():

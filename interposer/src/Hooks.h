@@ -77,38 +77,36 @@ __attribute__((always_inline)) inline const void* stubCaller(ThreadState* ts, vo
 
 // A native process's call from a library (LibTorch: the user's line is 10-30 frames up, beyond
 // backtrace()'s cheap reach): frames = [ra, the user's return addresses found on the stack
-// (UserFrames.h)], instead of a backtrace of library frames. False (frames untouched) when the
-// call came from the user's code itself, or no user frame is found.
+// (UserFrames.h)], instead of a backtrace of library frames. False (frames untouched) when no
+// user frame is found.
 // A scan reads up to 64 KiB of stack; its result is cached per (call site, stack depth): the same
 // path through the library puts the user's return addresses in the same slots, so later calls
 // read those slots (whatever line called now) and check that each still holds a return address
 // into the user's code, else scan again. A thread that never runs the user's code (autograd's
 // device threads) stops being scanned after kGiveUp scans that found nothing.
-inline bool userFramesFromStack(ThreadState* ts, void* ra, void** frames, int& nf, const uintptr_t* raSlot) {
+inline bool userFramesFromStack(ThreadState* ts, const TextRanges& text, void* ra, void** frames, int& nf,
+                                const uintptr_t* raSlot) {
   constexpr uint32_t kGiveUp = 64;
   constexpr int kCandidates = 4;
   constexpr size_t kScanWords = 8192;
-  const TextRanges* text = userText();
-  if (!text || text->n == 0 || (!ts->userSeen && ts->scans >= kGiveUp) ||
-      text->contains(reinterpret_cast<uintptr_t>(ra)))
-    return false;
+  if (!ts->userSeen && ts->scans >= kGiveUp) return false;
   auto sp = reinterpret_cast<uintptr_t>(raSlot);
   if (ts->stackTop == 0 && !stackBounds(ts->stackLo, ts->stackTop)) ts->stackTop = 1;
   // Only on the thread's own stack: a call on an alternate signal stack is not scanned (the
   // words above it need not be mapped).
   if (sp < ts->stackLo || sp >= ts->stackTop) return false;
   uintptr_t depth = ts->stackTop - sp;
-  const void* key = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(ra) ^ (depth * 0x9E3779B97F4A7C15ull));
+  const void* key = mixKey(ra, depth);
   ScanCacheEntry* e = ts->scanCache.find(key);
   bool valid = e != nullptr;
-  for (int i = 0; valid && i < e->n; ++i) valid = isReturnInto(*text, raSlot[e->slot[i]]);
+  for (int i = 0; valid && i < e->n; ++i) valid = isReturnInto(text, raSlot[e->slot[i]]);
   if (!valid) {
     size_t words = depth / sizeof(uintptr_t);
     const uintptr_t* at[kCandidates];
-    int n = scanForReturns(*text, raSlot, raSlot + (words < kScanWords ? words : kScanWords), at, kCandidates);
+    int n = scanForReturns(text, raSlot, raSlot + (words < kScanWords ? words : kScanWords), at, kCandidates);
     ++ts->scans;
     if (n) ts->userSeen = true;
-    e = ts->scanCache.claim(key);
+    if (!e) e = ts->scanCache.claim(key);  // a stale entry is refilled, not doubled
     e->n = uint8_t(n);
     for (int i = 0; i < n; ++i) e->slot[i] = uint16_t(at[i] - raSlot);
   }
@@ -143,9 +141,14 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
   int nf = 1;
   frames[0] = ra;
   uint8_t scanned = 0;
-  if (!py && !pythonProcess() &&
-      userFramesFromStack(ts, ra, frames, nf, static_cast<const uintptr_t*>(__builtin_frame_address(0)) + 1)) {
-    scanned = slog::kScannedFrames;  // a library's call in a native program: the user's frames are in
+  // A native program's call comes from the user's code (nvcc's kernel stub, a direct cudart call)
+  // or from a library (LibTorch); without the user's code ranges (scans off), as from the user's.
+  bool native = !py && !pythonProcess();
+  const TextRanges* text = native ? userText() : nullptr;
+  bool libraryCall = text && !text->contains(reinterpret_cast<uintptr_t>(ra));
+  void** raSlot = static_cast<void**>(__builtin_frame_address(0)) + 1;  // the hook keeps a frame pointer
+  if (libraryCall && userFramesFromStack(ts, *text, ra, frames, nf, reinterpret_cast<const uintptr_t*>(raSlot))) {
+    scanned = slog::kScannedFrames;  // the user's frames are in
   } else if (blocksHost(cls)) {
     // The call blocked anyway; a backtrace lets the report walk out of torch/cudart frames.
     int n = backtrace(frames, slog::kMaxFrames + 1);
@@ -155,19 +158,12 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
     }
   } else if (cls == slog::ApiClass::Launch && !py) {
     // A native launch's return address is mostly nvcc's per-kernel stub, not the line the user
-    // wrote. One full backtrace per launch site (then cached) finds that caller. In a native
-    // program the site is the stub's return address plus its caller's (stubCaller, so one kernel
-    // launched from two lines stays two sites); in a Python process, where such
-    // launches come from autograd's threads deep inside torch, the return address alone.
+    // wrote. One full backtrace per launch site (then cached) finds that caller. When the stub is
+    // in the user's code the site is the stub's return address plus its caller's (stubCaller, so
+    // one kernel launched from two lines stays two sites); for a library's launch no user frame
+    // was found for (autograd's threads, in Python processes too), the return address alone.
     const void* key = ra;
-    const TextRanges* text = userText();
-    // nvcc's stub is in the user's code: one stub launched from two lines is two sites. A
-    // library's launch (no user frame found above it) is keyed by its return address.
-    if (!pythonProcess() && (!text || text->contains(reinterpret_cast<uintptr_t>(ra)))) {
-      const void* caller = stubCaller(ts, ra, static_cast<void**>(__builtin_frame_address(0)) + 1);
-      key = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(ra) ^
-                                          (reinterpret_cast<uintptr_t>(caller) * 0x9E3779B97F4A7C15ull));
-    }
+    if (native && !libraryCall) key = mixKey(ra, reinterpret_cast<uintptr_t>(stubCaller(ts, ra, raSlot)));
     StackCacheEntry* e = ts->stackCache.find(key);
     if (!e) {
       int n = backtrace(frames, slog::kMaxFrames + 1);

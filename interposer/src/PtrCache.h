@@ -10,6 +10,13 @@
 
 namespace sl::ip {
 
+inline constexpr uint64_t kGoldenRatio64 = 0x9E3779B97F4A7C15ull;  // Fibonacci hashing's multiplier
+
+// One key from a pointer and a second word (a caller, a stack depth).
+inline const void* mixKey(const void* p, uintptr_t w) {
+  return reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(p) ^ (w * kGoldenRatio64));
+}
+
 template <class Entry, unsigned kSets, unsigned kWays = 4>
 struct PtrCache {
   static_assert((kSets & (kSets - 1)) == 0, "a power of two");
@@ -39,7 +46,7 @@ struct PtrCache {
 
  private:
   static unsigned setOf(const void* key) {
-    return unsigned((reinterpret_cast<uintptr_t>(key) * 0x9E3779B97F4A7C15ull) >> 32) & (kSets - 1);
+    return unsigned((reinterpret_cast<uintptr_t>(key) * kGoldenRatio64) >> 32) & (kSets - 1);
   }
 };
 

@@ -248,7 +248,6 @@ void modulesLocked() {
   dl_iterate_phdr(addsCallback, &adds);
   if (adds == g_lastModuleAdds) return;
   g_lastModuleAdds = adds;
-
   static ModuleScan scan;  // writer/exit only, under the file lock
   scan.used = 0;
   dl_iterate_phdr(moduleCallback, &scan);

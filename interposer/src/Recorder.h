@@ -41,7 +41,6 @@ struct NameCacheEntry {
   uint32_t id = 0;
 };
 
-// One thread's ring. The owning thread advances `head`, the writer advances `tail`.
 struct StackCacheEntry {
   const void* key = nullptr;  // the launch site: return address (mixed with its caller's)
   uint8_t n = 0;
@@ -59,6 +58,7 @@ struct ScanCacheEntry {
   uint16_t slot[4] = {};      // where, in words above the hook's return-address slot
 };
 
+// One thread's ring and caches. The owning thread advances `head`, the writer advances `tail`.
 struct ThreadState {
   char* ring = nullptr;
   uint64_t ringBytes = 0;

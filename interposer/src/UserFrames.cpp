@@ -49,7 +49,7 @@ void captureUserText() {
   const char* v = getenv("SL_STACK_SCAN");  // 0: frames as backtrace() finds them, no scans
   if (g_userText.load() || (v && *v == '0')) return;
   dl_iterate_phdr(addUserModule, &table);
-  g_userText.store(&table, std::memory_order_release);
+  if (table.n) g_userText.store(&table, std::memory_order_release);
 }
 
 bool callPrecedes(const TextRanges& text, uintptr_t ra) {

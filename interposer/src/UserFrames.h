@@ -2,7 +2,7 @@
 //
 // In a LibTorch program every CUDA call comes from libtorch, 10-30 frames below the user's line
 // (operator, dispatcher, autograd, kernel wrapper). backtrace() that deep costs tens of µs per
-// call. Instead, when none of a call's recorded frames is in the user's code, the hook scans the
+// call. Instead, when a call's return address is in a library, the hook scans the
 // thread's stack upward for words that are return addresses into the user's code: they lie in
 // the executable text of a module that is not a library (streamlint/LibraryModules.h) and the
 // bytes before them are a call instruction. The first is mostly the return address of the user's
@@ -29,7 +29,8 @@ struct TextRanges {
   }
 };
 
-// The user's modules loaded with the program (null before captureUserText, or with scans off).
+// The user's modules loaded with the program (null before captureUserText, with scans off, or
+// when the program has none).
 const TextRanges* userText();
 void captureUserText();
 
