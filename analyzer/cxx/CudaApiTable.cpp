@@ -49,7 +49,7 @@ constexpr ApiEntry kTable[] = {
     {"cudaMemset2DAsync", O::Memset, SyncKind::None, 5, 0, -1, -1, true},
     // ---- CUDA runtime: allocation --------------------------------------------------------
     {"cudaMalloc", O::Alloc, SyncKind::Allocation, -1, 0},
-    {"cudaMallocManaged", O::Alloc, SyncKind::Allocation, -1, 0},
+    {"cudaMallocManaged", O::Alloc, SyncKind::Allocation, -1, 0, -1, -1, false, CopyDir::Unknown, true},
     {"cudaMallocPitch", O::Alloc, SyncKind::Allocation, -1, 0},
     {"cudaMallocAsync", O::Alloc, SyncKind::None, 2, 0, -1, -1, true},
     {"cudaMallocFromPoolAsync", O::Alloc, SyncKind::None, 3, 0, -1, -1, true},
@@ -87,7 +87,7 @@ constexpr ApiEntry kTable[] = {
     {"cuMemsetD16Async", O::Memset, SyncKind::None, 3, 0, -1, -1, true},
     {"cuMemsetD32Async", O::Memset, SyncKind::None, 3, 0, -1, -1, true},
     {"cuMemAlloc", O::Alloc, SyncKind::Allocation, -1, 0},
-    {"cuMemAllocManaged", O::Alloc, SyncKind::Allocation, -1, 0},
+    {"cuMemAllocManaged", O::Alloc, SyncKind::Allocation, -1, 0, -1, -1, false, CopyDir::Unknown, true},
     {"cuMemAllocPitch", O::Alloc, SyncKind::Allocation, -1, 0},
     {"cuMemAllocAsync", O::Alloc, SyncKind::None, 2, 0, -1, -1, true},
     {"cuMemAllocHost", O::HostAlloc, SyncKind::Allocation, -1, 0},

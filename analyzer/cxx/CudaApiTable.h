@@ -56,6 +56,7 @@ struct ApiEntry {
   int8_t dir = -1;        // Copy: argument index of a cudaMemcpyKind
   bool async = false;     // returns before the GPU work completes
   model::CopyDir fixedDir = model::CopyDir::Unknown;  // Copy with a direction in its name
+  bool managed = false;   // Alloc: unified memory, which may live on the host
 };
 
 // The entry for `qualifiedName` (already normalized, see normalizeApiName), or nullptr.

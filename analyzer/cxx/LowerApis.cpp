@@ -231,7 +231,7 @@ void FunctionLowering::apiCall(const ApiEntry& api, const std::string& name, con
     }
     case ApiOp::Alloc: {
       // Managed memory may live on the host: only plain device allocations name device memory.
-      if (!value.empty() && name.find("Managed") == std::string::npos) device_.insert(value);
+      if (!value.empty() && !api.managed) device_.insert(value);
       model::Event& e = emit(EventKind::Alloc, at);
       e.api = name;
       // cudaMallocAsync is stream-ordered: the memory is usable on `stream` from this point, so

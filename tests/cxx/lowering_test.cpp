@@ -52,6 +52,9 @@ void memory(size_t n, int step) {
   float* d2 = nullptr;
   cudaMalloc(&d2, n);
   cudaMemcpy(d2, d, n, cudaMemcpyDefault);  // @d2d
+  float* m = nullptr;
+  cudaMallocManaged(&m, n);
+  cudaMemcpy(m, d, n, cudaMemcpyDefault);  // @managed
   CHECK(cudaFree(d));  // @free
   CUdeviceptr dp;
   cuMemAlloc(&dp, n);  // @cumem
@@ -127,6 +130,9 @@ TEST_F(CudaLowering, AllocationsCopiesAndTheirSyncs) {
   // cudaMemcpyDefault between two cudaMalloc'd pointers: device to device, no host wait.
   EXPECT_THAT(f, HasSubstr(at("memory.cu", "d2d", "copy [cudaMemcpy] on legacy v=d2 r=d w=d2 dir=3 pinned=0 in fn\n")));
   EXPECT_THAT(f, Not(HasSubstr(at("memory.cu", "d2d", "host-sync"))));
+  // Managed memory may live on the host: the direction stays unknown and the host waits.
+  EXPECT_THAT(f, Not(HasSubstr(at("memory.cu", "managed", "copy [cudaMemcpy] on legacy v=m r=d w=m dir=3"))));
+  EXPECT_THAT(f, HasSubstr(at("memory.cu", "managed", "host-sync [cudaMemcpy]")));
   EXPECT_THAT(f, HasSubstr(at("memory.cu", "mallochost", "host-sync [cudaMallocHost]")));
   EXPECT_THAT(f, HasSubstr(at("memory.cu", "memcpy", "copy [cudaMemcpy] on legacy v=d r=h w=d dir=1 pinned=1")));
   EXPECT_THAT(f, HasSubstr(at("memory.cu", "memcpy", "host-sync [cudaMemcpy] on current sync=5")));
