@@ -18,6 +18,7 @@ Python 3 standard library only.
 """
 
 import argparse
+import datetime
 import json
 import os
 import re
@@ -276,11 +277,22 @@ def fmt_ranges(ranges):
     return ";".join(f"{a}-{b}" if a != b else str(a) for a, b in ranges)
 
 
-def markdown(rows, results, command):
+def binary_description(path):
+    """The binary's version line and modification time: it is rebuilt often, results depend on it."""
+    p = subprocess.run([path, "--version"], capture_output=True)
+    version = (p.stdout.decode(errors="replace").strip().splitlines() or ["unknown version"])[0]
+
+    mtime = datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc)
+    return f"{version}, {path} built {mtime:%Y-%m-%d %H:%M:%S} UTC"
+
+
+def markdown(rows, results, command, binary):
     n = len(rows)
     hits = sum(1 for r in results if r["verdict"] == "hit")
     lines = [
         f"Recall: **{hits}/{n}** ({100.0 * hits / n if n else 0:.1f} %) — `{command}`",
+        "",
+        f"Binary: {binary}",
         "",
         "| # | repo | commit | path | buggy lines | fixed lines | rules | verdict | buggy findings near | fixed findings near |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -334,6 +346,8 @@ def main(argv=None):
         print(f"run.py: error: {e}", file=sys.stderr)
         return 2
 
+    binary_info = binary_description(args.streamlint)
+    print(f"streamlint: {binary_info}")
     # a copy of the binary, so that a rebuild during the run changes nothing
     work = tempfile.mkdtemp(prefix="recall-bin-")
     binary = os.path.join(work, "streamlint")
@@ -367,10 +381,10 @@ def main(argv=None):
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
     print(f"recall: {hits}/{n} = {100.0 * hits / n if n else 0:.1f} %  "
           + "  ".join(f"{k}={v}" for k, v in sorted(counts.items())))
-    command = "bench/recall/run.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    command = "python3 bench/recall/run.py " + " ".join(argv if argv is not None else sys.argv[1:])
     if args.md:
         with open(args.md, "w", encoding="utf-8") as f:
-            f.write(markdown(rows, results, command))
+            f.write(markdown(rows, results, command, binary_info))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump([{"id": row["id"], "repo": row["repo"], "commit": row["commit"], "path": row["path"],
