@@ -93,6 +93,9 @@ int checkMain(const Args& args) {
   else writeFindings(os, findings, out);
   if (!cli.quiet && out.format == Format::Text && findings.empty())
     std::fprintf(stderr, "streamlint: %zu files analysed, no findings\n", res.files);
+  if (!cli.quiet && res.hiddenUnsure)
+    std::fprintf(stderr, "streamlint: %zu less certain findings not shown (--min-confidence low shows them)\n",
+                 res.hiddenUnsure);
   // lintrunner reads a non-zero exit as a broken linter; its messages carry the errors.
   if (out.format == Format::Lintrunner) return 0;
   if (fatal(res)) return 2;

@@ -1,5 +1,7 @@
 #include "cli/CheckOptions.h"
 
+#include "config/Config.h"
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -32,6 +34,8 @@ rules and configuration:
                              .streamlint.toml / pyproject.toml [tool.streamlint]
   --report-unused-suppressions
                              report `# noqa: SLnnn` / `NOLINT(SLnnn)` that suppress nothing
+  --min-confidence LEVEL     low, medium (default) or high: hide findings less sure than LEVEL
+                             that their values are CUDA tensors (config `min-confidence`)
 gating:
   --write-baseline FILE      record the current findings in FILE and exit 0
   --baseline FILE            report only findings that FILE does not record
@@ -88,6 +92,11 @@ int parseCheckArgs(const Args& args, CheckCli& cli) {
     else if (a == "--statistics") cli.statistics = true;
     else if (a == "--report-unused-suppressions") opts.reportUnusedSuppressions = true;
     else if (a == "--exit-zero") cli.exitZero = true;
+    else if (a == "--min-confidence") {
+      std::string level;
+      if (!value(level) || (opts.minConfidence = parseConfidence(level)) < 0)
+        return usageError("--min-confidence takes low, medium or high");
+    }
     else if (a == "-p") { if (!value(opts.cxx.compileDbDir)) return usageError("-p takes a directory"); }
     else if (a == "--cuda-path") { if (!value(opts.cxx.cudaPath)) return usageError("--cuda-path takes a directory"); }
     else if (a == "--libtorch") { if (!value(opts.cxx.libtorchDir)) return usageError("--libtorch takes a directory"); }

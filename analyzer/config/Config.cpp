@@ -11,7 +11,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const char* kKeys[] = {"select", "ignore", "per-file-ignores", "severity", "exclude",
-                       "sync-functions", "backward-functions", "stream-wrappers"};
+                       "sync-functions", "backward-functions", "stream-wrappers", "min-confidence"};
 
 // Reading one table; the first problem found is kept, with the key it concerns.
 struct Reader {
@@ -92,6 +92,11 @@ struct Reader {
           else if (name == "note") c.severity[one[0]] = Severity::Note;
           else return fail(sub, "must be \"error\", \"warning\" or \"note\"");
         }
+      } else if (key == "min-confidence") {
+        const auto* s = v.as_string();
+        int level = s ? parseConfidence(s->get()) : -1;
+        if (level < 0) return fail(key, "must be \"low\", \"medium\" or \"high\"");
+        c.minConfidence = level;
       } else if (key == "sync-functions") {
         if (!strings(v, key, c.knowledge.syncFunctions)) return false;
       } else if (key == "backward-functions") {
@@ -115,6 +120,17 @@ struct Reader {
     return true;
   }
 };
+
+}  // namespace
+
+int parseConfidence(const std::string& name) {
+  if (name == "low") return 0;
+  if (name == "medium") return 1;
+  if (name == "high") return 2;
+  return -1;
+}
+
+namespace {
 
 std::string absoluteDir(const std::string& file) {
   std::error_code ec;

@@ -44,8 +44,11 @@ bool enabled(const std::string& rule, const std::string& path, const Config& cfg
 
 // Runs rules on one module, drops findings the config disables or an inline marker
 // suppresses, applies severity overrides and reports unused suppressions when asked.
-void judge(const model::Module& m, const SourceFile* file, const std::vector<ActiveRule>& rules,
-           const Config& cfg, const CheckOptions& opts, std::vector<Finding>& out) {
+// Returns how many findings were hidden for being less sure than the minimum confidence.
+size_t judge(const model::Module& m, const SourceFile* file, const std::vector<ActiveRule>& rules,
+             const Config& cfg, const CheckOptions& opts, std::vector<Finding>& out) {
+  const int minConf = opts.minConfidence >= 0 ? opts.minConfidence : cfg.minConfidence.value_or(1);
+  size_t hidden = 0;
   model::ModuleSummary summary(m);
   std::vector<Finding> found;
   for (const auto& r : rules) {
@@ -57,6 +60,11 @@ void judge(const model::Module& m, const SourceFile* file, const std::vector<Act
   for (auto& f : found) {
     if (!enabled(f.ruleId, f.path, cfg, opts)) continue;
     if (ledger && f.path == file->path() && ledger->suppress(f)) continue;
+    attachEvidence(f, m);
+    if (parseConfidence(f.properties.value("confidence", "high")) < minConf) {
+      ++hidden;
+      continue;
+    }
     f.severity = cfg.severityOf(f.ruleId, f.severity);
     out.push_back(std::move(f));
   }
@@ -67,6 +75,7 @@ void judge(const model::Module& m, const SourceFile* file, const std::vector<Act
     };
     ledger->reportUnused(active, out);
   }
+  return hidden;
 }
 
 std::string selfDir() {
@@ -112,7 +121,7 @@ void checkCpp(const CheckOptions& opts, const std::vector<std::string>& files,
     if (!cfg || cfg->excluded(m.path)) continue;
     std::string e;
     auto file = SourceFile::load(m.path, e);
-    judge(m, file ? &*file : nullptr, rules, *cfg, opts, res.findings);
+    res.hiddenUnsure += judge(m, file ? &*file : nullptr, rules, *cfg, opts, res.findings);
     if (opts.dumpModel) res.modelDump += "# " + m.path + "\n" + model::dump(m);
   }
 }
@@ -168,7 +177,7 @@ CheckResult runCheck(const CheckOptions& opts) {
   struct Slot {
     std::vector<Finding> findings, diagnostics;
     std::string dump;
-    size_t bytes = 0;
+    size_t bytes = 0, hidden = 0;
     bool analysed = false;
   };
   std::vector<Slot> slots(inputs.python.size());
@@ -199,8 +208,9 @@ CheckResult runCheck(const CheckOptions& opts) {
       } else {
         s.bytes = file->text().size();
         const Config& cfg = *pyConfigs[i];
-        model::Module m = py::lowerPython(*file, s.diagnostics, cfg.knowledge, prefilter);
-        judge(m, &*file, rules, cfg, opts, s.findings);
+        const bool low = (opts.minConfidence >= 0 ? opts.minConfidence : cfg.minConfidence.value_or(1)) == 0;
+        model::Module m = py::lowerPython(*file, s.diagnostics, cfg.knowledge, prefilter && !low);
+        s.hidden = judge(m, &*file, rules, cfg, opts, s.findings);
         if (opts.dumpModel) s.dump = "# " + m.path + "\n" + model::dump(m);
         s.analysed = true;
       }
@@ -220,6 +230,7 @@ CheckResult runCheck(const CheckOptions& opts) {
     res.modelDump += s.dump;
     res.bytes += s.bytes;
     res.files += s.analysed;
+    res.hiddenUnsure += s.hidden;
   }
 
   if (!inputs.cpp.empty() || !opts.cxx.compileDbDir.empty()) checkCpp(opts, inputs.cpp, rules, configs, res);
