@@ -45,3 +45,16 @@ class Optimizer:
         fp16.copy_(fp32)
         with torch.cuda.stream(self.comm_stream):
             self.broadcast_params()  # expect: SL101
+
+
+class Zero:
+    def __init__(self, overlap: bool):
+        if overlap:
+            self.bcast_stream = torch.cuda.Stream()
+        else:
+            self.bcast_stream = torch.cuda.current_stream()
+
+    def _step(self, fp16: torch.Tensor, fp32: torch.Tensor):
+        fp16.copy_(fp32)
+        with torch.cuda.stream(self.bcast_stream):  # a side stream on one path is enough
+            torch.distributed.broadcast(fp16, 0)  # expect: SL101
