@@ -172,8 +172,10 @@ void Lowerer::bind(TSNode target, const Value& v) {
   std::string p = pathOf(target);
   if (p.empty()) return;
   // A local stream/event stored into an attribute or container outlives the call.
+  // A local stream, event or tensor stored into an attribute or container outlives the call.
   if (!is(target, "identifier") && !v.path.empty() && v.path.find_first_of(".[") == std::string::npos &&
-      (v.fact.kind == Kind::Stream || v.fact.kind == Kind::Event))
+      (v.fact.kind == Kind::Stream || v.fact.kind == Kind::Event || v.fact.kind == Kind::CudaTensor ||
+       v.fact.kind == Kind::HostTensor))
     fn_.escaped.push_back(v.path);
   if (is(target, "subscript")) {
     std::string base = p.substr(0, p.size() - 2);
