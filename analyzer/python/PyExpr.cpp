@@ -379,7 +379,11 @@ Value Lowerer::evalCall(TSNode call) {
       for (const auto& arg : a.pos) readValue(call, arg.value, SyncKind::ValueRead, name.c_str());
     }
     if (isHostBuiltin(name) || !mc_.imports.canonical(name).empty()) return {};
+    // A module instance is a parameter or a local (`model`, `loss_fn = nn.MSELoss()`); a
+    // module-level function (`is_fp8(t)`) returns what it likes.
     Value callee{lookup(name), name, "", false};
+    bool instance = bound_.count(name) || std::find(fn_.params.begin(), fn_.params.end(), name) != fn_.params.end();
+    if (!instance && callee.fact.kind != Kind::CudaModule) return deviceResult(a, name);
     return moduleCall(callee, name, a);
   }
   if (!method.empty()) {

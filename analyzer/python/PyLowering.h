@@ -171,6 +171,7 @@ class Lowerer {
   static constexpr int kMaxDepth = 400;
   std::unordered_map<std::string, Fact> env_;
   std::unordered_set<std::string> loopBound_;  // names bound from a `for` target (loader batches)
+  std::unordered_set<std::string> bound_;      // local names assigned in this function
 };
 
 }  // namespace sl::py
