@@ -16,6 +16,15 @@ Lowerer::Lowerer(ModuleContext& mc, model::Function& fn, std::string className)
     for (const auto& [k, f] : it->second) env_[k] = f;
 }
 
+void Lowerer::inherit(const std::unordered_map<std::string, Fact>& outer) {
+  for (const auto& [k, f] : outer) {
+    if (f.kind == Kind::Unknown || env_.count(k)) continue;
+    Fact g = f;
+    g.local = false;  // produced by the enclosing function, not here
+    env_[k] = g;
+  }
+}
+
 std::unordered_map<std::string, Fact> Lowerer::selfFacts() const {
   std::unordered_map<std::string, Fact> out;
   for (const auto& [k, f] : env_)

@@ -50,3 +50,11 @@ def per_layer(src, count, layers):
 class Connector(torch.nn.Module):
     def forward(self, hidden: torch.Tensor, mask: torch.Tensor, n: int):
         return [hidden[i, mask[i].bool(), :] for i in range(n)]  # expect: SL302
+
+
+def python_counts_from_the_gpu(model, loader, device):
+    for batch in loader:
+        out = model(batch.to(device, non_blocking=True))
+        pads = [0] * out.sum()  # expect: SL302
+        for i in range(out.argmax()):  # expect: SL302
+            pass
