@@ -60,6 +60,7 @@ std::string dump(const Module& m) {
       if (!e.callee.empty()) os << " callee=" << e.callee;
       list(os, "reads", e.reads);
       list(os, "writes", e.writes);
+      if (e.confidence != Confidence::High) os << " confidence=" << confidenceName(e.confidence);
       os << "\n";
     }
   }

@@ -26,6 +26,7 @@ enum class Api : uint8_t {
   Collective,       // torch.distributed.all_reduce...: GPU work reading/writing its tensors
   TensorOp,         // any other torch.* / F.* function: GPU work when given CUDA tensors
   CudaDevice,       // torch.device(...), torch.cuda.current_device(): names a device
+  GraphCapture,     // torch.cuda.graph(...): synchronizes the device when entered
   DeviceModule,     // get_accelerator() (DeepSpeed, ColossalAI), torch.get_device_module():
                     // an object whose methods are torch.cuda's
 };

@@ -143,6 +143,14 @@ Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
       Kind k = d ? deviceKind(d) : Kind::Unknown;
       return k == Kind::Unknown ? Value{} : make(k);
     }
+    case Api::GraphCapture: {
+      // Entering a capture synchronizes the device: the capture stream starts after all work
+      // queued before (a device-wide wait, not a host sync inside the region).
+      auto& w = emit(EventKind::Wait, at, name);
+      w.other = StreamRef{StreamKind::Unknown, "the whole device"};
+      w.value = "<device-synchronize>";
+      return {};
+    }
     case Api::DeviceModule: {
       Value v;
       v.canonical = "torch.cuda";  // a module-like object: its methods are torch.cuda's
@@ -174,7 +182,18 @@ Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a)
   if (recv.fact.kind == Kind::Unknown && !recv.path.empty()) {
     if (method == "cuda" || method == "to") return toDevice(recv, method, a);
     if (isTensorOnlyMethod(method)) asTensor(recv, a.call, "calls ." + std::string(method) + "(), a tensor method");
-    if (recv.fact.kind == Kind::Unknown) return deviceResult(a, recv.path + "." + std::string(method));
+    if (recv.fact.kind == Kind::Unknown) {
+      // `.item()`, `.tolist()`, `x.synchronize()` of something unknown: perhaps a wait for the
+      // GPU. Low confidence (hidden by default) — but enough that a timer after it is synced.
+      Method m = lookupTensorMethod(method);
+      if (m == Method::ValueRead || method == "synchronize") {
+        auto& s = emit(EventKind::HostSync, a.call, recv.path + "." + std::string(method));
+        s.sync = m == Method::ValueRead ? SyncKind::ValueRead : SyncKind::Device;
+        s.confidence = model::Confidence::Low;
+        return {};
+      }
+      return deviceResult(a, recv.path + "." + std::string(method));
+    }
   }
   switch (recv.fact.kind) {
     case Kind::CudaTensor: return callTensorMethod(recv, method, a);

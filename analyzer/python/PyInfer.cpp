@@ -74,7 +74,16 @@ Value Lowerer::moduleCall(const Value& callee, std::string_view calleeText, cons
   for (const auto& x : a.pos)
     if (x.value.fact.kind == Kind::CudaTensor && (!best || x.value.fact.conf > best->conf))
       best = &x.value.fact, from = &x;
-  if (!best) return deviceResult(a, calleeText);
+  if (!best) {
+    if (Value d = deviceResult(a, calleeText); d.fact.kind != Kind::Unknown) return d;
+    // `out = op(x)` inside `with torch.cuda.stream(s)`: whatever it makes is made on s (so a
+    // backward from it has its forward in the region).
+    model::StreamRef s = model::effectiveStream(fn_, scope_);
+    if (!s.isSide()) return {};
+    Value v = cudaNew(a.call, "output of '" + std::string(calleeText) + "' called on " + s.describe(), Confidence::Low);
+    stamp(emitWork(a.call, {}, std::string(calleeText)), v.fact);
+    return v;
+  }
   Value v = cudaFrom(*best);
   v.fact.conf = std::min(best->conf, Confidence::Medium);
   v.fact.why = because(best->why, locOf(a.call),

@@ -82,6 +82,7 @@ struct ModuleContext {
   // The file names CUDA (`cuda`, an accelerator): only then is a tensor of unknown device
   // worth a (low-confidence) guess. A file that never touches CUDA is CPU code.
   bool touchesCuda = false;
+  bool namesCudaItself = false;  // this file's own text names CUDA
   std::unordered_map<std::string, std::string> classBases;  // "Block" -> "(nn.Module)"
 };
 
@@ -174,6 +175,7 @@ class Lowerer {
   std::unordered_map<std::string, Fact> env_;
   std::unordered_set<std::string> loopBound_;  // names bound from a `for` target (loader batches)
   std::unordered_set<std::string> bound_;      // local names assigned in this function
+  bool cpuFunction_ = false;                   // named like CPU code (`*_cpu`, `cpu_*`)
 };
 
 }  // namespace sl::py

@@ -58,7 +58,8 @@ class ModuleLowering {
       : file_(file), m_(m) {
     mc_.src = file.text();
     mc_.knowledge = &k;
-    mc_.touchesCuda = projectUsesCuda || namesCuda(mc_.src);
+    mc_.namesCudaItself = namesCuda(mc_.src);
+    mc_.touchesCuda = projectUsesCuda || mc_.namesCudaItself;
   }
 
   void run(TSNode root) {

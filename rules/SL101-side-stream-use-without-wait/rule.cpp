@@ -76,7 +76,9 @@ class SideStreamUseWithoutWait : public Rule {
     for (size_t k = 0; k < use; ++k) {
       const auto& w = f.events[k];
       if (w.kind == EventKind::Wait && (sameStream(w.stream, s) || w.stream.kind == model::StreamKind::Unknown)) return true;
-      if (w.kind == EventKind::HostSync && w.sync == model::SyncKind::Device) return true;
+      // A host sync (device, stream, value read, blocking copy) drains the current stream's work
+      // before the host goes on to queue the region's work.
+      if (w.kind == EventKind::HostSync && w.sync != model::SyncKind::Allocation) return true;
     }
     return false;
   }

@@ -15,7 +15,13 @@ class HostTimerWithoutSync : public Rule {
         long open = -1;
         for (size_t i = close; i-- > 0;)
           if (f.events[i].kind == EventKind::Clock) { open = long(i); break; }
-        if (open < 0) continue;
+        // An interval starts at a read that is kept (`t0 = time.time()`); a read used on the
+        // spot (`f"{int(time.time())}"`) opens nothing. A named read that starts a loop body
+        // whose loop does not hold the previous read opens the loop's interval, it closes none.
+        if (open < 0 || f.events[size_t(open)].value.empty()) continue;
+        int loop = model::enclosingScope(f, f.events[close].scope, model::ScopeKind::Loop);
+        if (!f.events[close].value.empty() && loop >= 0 && !model::scopeWithin(f, f.events[size_t(open)].scope, loop))
+          continue;
         // 1. Some GPU work was issued between the two clock reads, and
         // 2. nothing after it, on its path, made the host wait for it before the close.
         // (Walking backwards so the note names the work closest to the clock read.)
@@ -28,6 +34,8 @@ class HostTimerWithoutSync : public Rule {
                 "torch.cuda.synchronize() (or time with CUDA events) before reading the clock");
             ctx.note(out, f.events[size_t(open)].loc, "interval starts here");
             ctx.note(out, f.events[w].loc, "GPU work issued here is still running when the clock is read");
+            // As sure as the GPU work is GPU work.
+            out.properties["confidence"] = model::confidenceName(f.events[w].confidence);
             break;
           }
       }
