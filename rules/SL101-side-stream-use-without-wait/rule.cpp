@@ -78,7 +78,10 @@ class SideStreamUseWithoutWait : public Rule {
       if (w.kind == EventKind::Wait && (sameStream(w.stream, s) || w.stream.kind == model::StreamKind::Unknown)) return true;
       // A host sync (device, stream, value read, blocking copy) drains the current stream's work
       // before the host goes on to queue the region's work.
-      if (w.kind == EventKind::HostSync && w.sync != model::SyncKind::Allocation) return true;
+      // (Only a sync we are sure of: a guessed one would hide the finding.)
+      if (w.kind == EventKind::HostSync && w.sync != model::SyncKind::Allocation &&
+          w.confidence != model::Confidence::Low)
+        return true;
     }
     return false;
   }
