@@ -326,10 +326,14 @@ Value Lowerer::callHostTensorMethod(const Value& recv, std::string_view method, 
       if (src && !isCuda(src->value) && !recv.path.empty())
         emit(EventKind::HostWrite, a.call, "Tensor.copy_").value = recv.path;
       if (src && isCuda(src->value)) {
-        bool nb = truthy(a.keyword("non_blocking"));
+        const Arg* nbArg = a.keyword("non_blocking");
+        bool nb = truthy(nbArg);
         if (!nb) {
+          // `non_blocking=flag`: either; only a copy that surely blocks is a sync.
+          if (nbArg && text(nbArg->node, mc_.src) != "False") return recv;
           auto& s = emit(EventKind::HostSync, a.call, "Tensor.copy_");
           s.sync = SyncKind::BlockingCopy;
+          stamp(s, src->value.fact);
           s.reads.push_back(src->value.path);
           return recv;
         }

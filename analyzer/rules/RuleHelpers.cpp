@@ -28,9 +28,13 @@ bool orderedBetween(const model::Function& f, size_t from, size_t to, const mode
     const auto& e = f.events[i];
     // `to` past the last event means "by the end of the function": only unconditional code counts.
     if (to < f.events.size() ? !model::dominates(f, i, to) : e.scope != 0) continue;
+    // A blocking copy or a value read synchronizes the stream it runs on: if that is the
+    // producer's, the host has waited for the producer before queuing anything after.
+    bool drainsProducer = (e.sync == model::SyncKind::Stream || e.sync == model::SyncKind::BlockingCopy ||
+                           e.sync == model::SyncKind::ValueRead) &&
+                          sameStream(e.stream, producer) && e.confidence != model::Confidence::Low;
     if (e.kind == EventKind::HostSync &&
-        (e.sync == model::SyncKind::Device || e.sync == model::SyncKind::Event ||
-         (e.sync == model::SyncKind::Stream && sameStream(e.stream, producer))))
+        (e.sync == model::SyncKind::Device || e.sync == model::SyncKind::Event || drainsProducer))
       return true;
     if (e.kind == EventKind::Wait && sameStream(e.stream, waiter) &&
         (!e.value.empty() || e.other.kind == StreamKind::Unknown || sameStream(e.other, producer)))
