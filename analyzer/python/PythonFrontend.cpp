@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "python/PyGrammarGaps.h"
 #include "python/PyLowering.h"
 #include "python/PyPrefilter.h"
 #include "python/TsAllocator.h"
@@ -163,6 +164,9 @@ model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnost
     if (tree && ts_node_has_error(ts_tree_root_node(tree.get()))) tree.reset();
   }
   if (!tree) tree = parse();
+  // Valid Python the pinned grammar rejects (PyGrammarGaps.h): parse a repaired copy.
+  if (tree && ts_node_has_error(ts_tree_root_node(tree.get())))
+    if (TSTree* repaired = reparseGrammarGaps(parser, t, tree.get())) tree.reset(repaired);
   if (!tree) {
     diagnostics.push_back({"parse-error", Severity::Error, file.path(), {}, "could not parse file", {}, {}});
     return m;
