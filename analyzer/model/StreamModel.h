@@ -121,6 +121,14 @@ struct Function {
   std::vector<Event> events;       // source order
   std::vector<std::string> returned;  // values returned (escape the function)
   std::vector<std::string> escaped;   // locals stored into attributes/containers or passed on
+  uint32_t endLine = 0;            // last line of the definition; 0 when the frontend does not say
+  // Runs once per training step although no loop is in sight (nn.Module.forward, an
+  // autograd.Function's forward/backward, an optimizer's step, a registered hook): why, e.g.
+  // "nn.Module.forward". Empty: not known to be hot.
+  std::string hot;
+  // Written for people, not for speed (`__repr__`, `extra_repr`...): why, e.g. "`__repr__`".
+  // Performance notes inside it are left out unless the project asks for them.
+  std::string deliberate;
 };
 
 struct Module {

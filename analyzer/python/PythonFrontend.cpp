@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "python/PyFunctionRoles.h"
 #include "python/PyGrammarGaps.h"
 #include "python/PyLowering.h"
 #include "python/PyPrefilter.h"
@@ -62,6 +63,7 @@ class ModuleLowering {
 
   void run(TSNode root) {
     collect(root);
+    roles_ = findFunctionRoles(root, mc_.src, mc_.imports);
     model::Function& top = newFunction("<module>", root);
     Lowerer low(mc_, top, "");
     low.lowerBlock(root);
@@ -94,6 +96,9 @@ class ModuleLowering {
     model::Function& f = m_.functions.back();
     f.name = std::move(name);
     f.loc = locOf(at);
+    f.endLine = ts_node_end_point(at).row + 1;
+    if (auto it = roles_.hot.find(f.name); it != roles_.hot.end()) f.hot = it->second;
+    f.deliberate = deliberateRole(f.name);
     return f;
   }
 
@@ -132,6 +137,7 @@ class ModuleLowering {
   const SourceFile& file_;
   model::Module& m_;
   ModuleContext mc_;
+  FunctionRoles roles_;  // hot functions (run every step), found before lowering
 };
 
 }  // namespace

@@ -15,3 +15,33 @@ def unknown_values(loader):
     for batch in loader:
         loss = batch["loss"]
         print(loss.item())  # no evidence that `loss` is a CUDA tensor
+
+
+import torch.nn as nn
+
+
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.ones(1, device="cuda")
+        self.calls = 0
+
+    def forward(self, x):
+        self.calls += 1
+        if self.calls % 100 == 0:
+            print(self.scale.item())  # under an interval guard: once every 100 steps
+        assert x is not None, f"scale {self.scale.item()}"  # the message runs only on failure
+        return x * self.scale
+
+
+def summary_once():
+    # A plain helper, called once: not known to run every step.
+    t = torch.zeros(1, device="cuda")
+    return t.item()
+
+
+class Recorder:
+    # Not a Module: a method named forward is just a name.
+    def forward(self):
+        t = torch.zeros(1, device="cuda")
+        return t.item()
