@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "config/Config.h"
+#include "driver/DeliberateCode.h"
 #include "driver/FileWalk.h"
 #include "driver/Suppressions.h"
 #include "model/ModelDump.h"
@@ -42,10 +43,22 @@ bool enabled(const std::string& rule, const std::string& path, const Config& cfg
   return !matchesAny(rule, opts.ignore) && !matchesAny(rule, cfg.ignore) && !cfg.ignoredFor(rule, path);
 }
 
+// Why a performance note `f` of module `m` is left out as deliberate code, or "" (shown).
+// `pathReason`: why m's file is deliberate code ("" when it is not).
+std::string hiddenAsDeliberate(const Finding& f, const model::Module& m, const std::string& pathReason,
+                               const Config& cfg, const CheckOptions& opts) {
+  if (opts.checkDeliberateCode || cfg.checkDeliberateCode) return "";
+  const RuleInfo* rule = findRule(f.ruleId);
+  if (!rule || !rule->performance()) return "";
+  return pathReason.empty() ? deliberateFunctionReason(m, f.loc.line) : pathReason;
+}
+
 // Runs rules on one module, drops findings the config disables or an inline marker
-// suppresses, applies severity overrides and reports unused suppressions when asked.
+// suppresses, sets aside performance notes in deliberate code (`hidden`), applies severity
+// overrides and reports unused suppressions when asked.
 void judge(const model::Module& m, const SourceFile* file, const std::vector<ActiveRule>& rules,
-           const Config& cfg, const CheckOptions& opts, std::vector<Finding>& out) {
+           const Config& cfg, const CheckOptions& opts, const std::string& pathReason,
+           std::vector<Finding>& out, std::vector<Finding>& hidden) {
   model::ModuleSummary summary(m);
   std::vector<Finding> found;
   for (const auto& r : rules) {
@@ -58,6 +71,12 @@ void judge(const model::Module& m, const SourceFile* file, const std::vector<Act
     if (!enabled(f.ruleId, f.path, cfg, opts)) continue;
     if (ledger && f.path == file->path() && ledger->suppress(f)) continue;
     f.severity = cfg.severityOf(f.ruleId, f.severity);
+    // After the suppressions: a `# noqa` in a test file still counts as used.
+    if (std::string why = hiddenAsDeliberate(f, m, pathReason, cfg, opts); !why.empty()) {
+      f.properties["deliberate"] = why;
+      hidden.push_back(std::move(f));
+      continue;
+    }
     out.push_back(std::move(f));
   }
   if (ledger && opts.reportUnusedSuppressions) {
@@ -91,7 +110,8 @@ cxx::AnalyzeFn loadCxxPlugin(std::string& error) {
 }
 
 void checkCpp(const CheckOptions& opts, const std::vector<std::string>& files,
-              const std::vector<ActiveRule>& rules, ConfigResolver& configs, CheckResult& res) {
+              const std::vector<ActiveRule>& rules, ConfigResolver& configs, ProjectRoots& roots,
+              CheckResult& res) {
   std::string err;
   cxx::AnalyzeFn analyze = loadCxxPlugin(err);
   if (!analyze) {
@@ -112,7 +132,8 @@ void checkCpp(const CheckOptions& opts, const std::vector<std::string>& files,
     if (!cfg || cfg->excluded(m.path)) continue;
     std::string e;
     auto file = SourceFile::load(m.path, e);
-    judge(m, file ? &*file : nullptr, rules, *cfg, opts, res.findings);
+    judge(m, file ? &*file : nullptr, rules, *cfg, opts, roots.deliberateReason(m.path, cfg->dir), res.findings,
+          res.hidden);
     if (opts.dumpModel) res.modelDump += "# " + m.path + "\n" + model::dump(m);
   }
 }
@@ -139,19 +160,24 @@ CheckResult runCheck(const CheckOptions& opts) {
   // Configs are resolved here, before the workers start (the resolver is not thread-safe);
   // excluded files are dropped, named ones too, so pre-commit's file lists honour `exclude`.
   ConfigResolver configs(opts.configFile);
+  ProjectRoots roots;  // like the configs, resolved before the workers start
   std::vector<std::shared_ptr<const Config>> pyConfigs;
-  auto keep = [&](std::vector<std::string>& files, std::vector<std::shared_ptr<const Config>>* cfgs) {
+  std::vector<std::string> pyDeliberate;  // why each Python input is deliberate code, or ""
+  auto keep = [&](std::vector<std::string>& files, bool python) {
     std::vector<std::string> kept;
     for (auto& f : files) {
       auto cfg = configs.forFile(f);
       if (!cfg || cfg->excluded(f)) continue;
-      if (cfgs) cfgs->push_back(cfg);
+      if (python) {
+        pyConfigs.push_back(cfg);
+        pyDeliberate.push_back(roots.deliberateReason(f, cfg->dir));
+      }
       kept.push_back(std::move(f));
     }
     files = std::move(kept);
   };
-  keep(inputs.python, &pyConfigs);
-  keep(inputs.cpp, nullptr);
+  keep(inputs.python, true);
+  keep(inputs.cpp, false);
   if (!opts.configFile.empty()) configs.forFile(opts.configFile);  // a forced config is checked even with no inputs
   if (!configs.errors().empty()) {
     res.diagnostics.clear();
@@ -166,7 +192,7 @@ CheckResult runCheck(const CheckOptions& opts) {
   // Python: one task per file; workers take the next index. Results land in per-file slots
   // so output order never depends on scheduling.
   struct Slot {
-    std::vector<Finding> findings, diagnostics;
+    std::vector<Finding> findings, diagnostics, hidden;
     std::string dump;
     size_t bytes = 0;
     bool analysed = false;
@@ -200,7 +226,7 @@ CheckResult runCheck(const CheckOptions& opts) {
         s.bytes = file->text().size();
         const Config& cfg = *pyConfigs[i];
         model::Module m = py::lowerPython(*file, s.diagnostics, cfg.knowledge, prefilter);
-        judge(m, &*file, rules, cfg, opts, s.findings);
+        judge(m, &*file, rules, cfg, opts, pyDeliberate[i], s.findings, s.hidden);
         if (opts.dumpModel) s.dump = "# " + m.path + "\n" + model::dump(m);
         s.analysed = true;
       }
@@ -217,13 +243,15 @@ CheckResult runCheck(const CheckOptions& opts) {
   for (auto& s : slots) {
     for (auto& f : s.findings) res.findings.push_back(std::move(f));
     for (auto& d : s.diagnostics) res.diagnostics.push_back(std::move(d));
+    for (auto& h : s.hidden) res.hidden.push_back(std::move(h));
     res.modelDump += s.dump;
     res.bytes += s.bytes;
     res.files += s.analysed;
   }
 
-  if (!inputs.cpp.empty() || !opts.cxx.compileDbDir.empty()) checkCpp(opts, inputs.cpp, rules, configs, res);
+  if (!inputs.cpp.empty() || !opts.cxx.compileDbDir.empty()) checkCpp(opts, inputs.cpp, rules, configs, roots, res);
   sortFindings(res.findings);
+  sortFindings(res.hidden);
   sortFindings(res.diagnostics);
   return res;
 }

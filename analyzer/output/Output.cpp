@@ -67,6 +67,13 @@ void writeStatistics(std::ostream& os, const std::vector<Finding>& findings, con
     return;
   }
   for (const auto& [id, n] : rows) os << std::setw(6) << n << "  " << id << "  " << nameOf(id) << "\n";
+  if (o.hidden.empty()) return;
+  // The hidden notes, per rule and reason: what --check-deliberate-code would add.
+  std::map<std::pair<std::string, std::string>, size_t> hidden;
+  for (const auto& f : o.hidden) ++hidden[{f.ruleId, f.properties.value("deliberate", std::string())}];
+  os << hiddenSummary(o.hidden.size()) << ":\n";
+  for (const auto& [key, n] : hidden)
+    os << std::setw(6) << n << "  " << key.first << "  " << nameOf(key.first) << "  in " << key.second << "\n";
 }
 
 }  // namespace sl

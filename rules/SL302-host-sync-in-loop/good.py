@@ -33,6 +33,13 @@ class Scaled(nn.Module):
         assert x is not None, f"scale {self.scale.item()}"  # the message runs only on failure
         return x * self.scale
 
+    def __repr__(self):
+        # Formatting for people (deliberate code): performance notes are left out here.
+        parts = []
+        for i in range(4):
+            parts.append(str(self.scale[0].item()))
+        return ", ".join(parts)
+
 
 def summary_once():
     # A plain helper, called once: not known to run every step.
