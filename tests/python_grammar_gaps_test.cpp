@@ -15,10 +15,12 @@ sl::model::Module lowerModule(const std::string& code, std::vector<sl::Finding>&
 }  // namespace
 
 // `return None, *(None,) * 2` (Megatron-LM) is valid Python the pinned grammar rejects: it
-// made a whole-repository run exit 2 with a syntax error.
-TEST(GrammarGaps, StarExpressionsInBareTuplesParse) {
+// made a whole-repository run exit 2 with a syntax error. So does `f"{title:=^{width}}"`.
+TEST(GrammarGaps, ValidFormsParseAndAreLowered) {
   for (const char* stmt : {"return None, *(None,) * 2", "x = a, *-b", "y = yield 1, *(a or ())",
-                           "return 1, *(a if b else ())", "a += *(b,), c"}) {
+                           "return 1, *(a if b else ())", "a += *(b,), c",
+                           // a format spec filled with '=' (lmdeploy), not a walrus
+                           "print(f'{a:=^{b}}')", "c = f\"{a:=<10} {b!s:=>{c}}\""}) {
     std::vector<sl::Finding> diags;
     std::string code = std::string("import torch\ndef f(a, b, c):\n    ") + stmt +
                        "\n    for _ in range(2):\n        torch.zeros(1, device='cuda').item()\n";
@@ -28,7 +30,7 @@ TEST(GrammarGaps, StarExpressionsInBareTuplesParse) {
     EXPECT_NE(sl::model::dump(m).find("host-sync"), std::string::npos) << stmt;
   }
   // Invalid Python stays a syntax error.
-  for (const char* stmt : {"x = a, * * b", "return a, *"}) {
+  for (const char* stmt : {"x = a, * * b", "return a, *", "print(f'{a:=^}}')"}) {
     std::vector<sl::Finding> diags;
     lowerModule(std::string("import torch\ndef f(a, b):\n    ") + stmt + "\n", diags);
     EXPECT_EQ(diags.size(), 1u) << stmt;

@@ -34,6 +34,13 @@ bool operandFollows(std::string_view src, size_t at) {
   return at < src.size() && !std::strchr("*\r\n#),]};=:", src[at]);
 }
 
+// 2. `f"{title:=^{width}}"`: inside an f-string's braces an unparenthesized `:=` is a format
+// spec whose fill character is `=`, but the grammar reads a walrus and fails on what follows.
+bool formatSpecNotWalrus(TSNode walrus) {
+  TSNode named = ts_node_parent(walrus);
+  return is(named, "named_expression") && ts_node_has_error(named) && is(ts_node_parent(named), "interpolation");
+}
+
 }  // namespace
 
 TSTree* reparseGrammarGaps(TSParser* parser, std::string_view src, const TSTree* broken) {
@@ -48,6 +55,9 @@ TSTree* reparseGrammarGaps(TSParser* parser, std::string_view src, const TSTree*
       if (is(n, "*") && opensStarExpression(prev) && operandFollows(src, ts_node_end_byte(n)) && strandedStar(n)) {
         if (fixed.empty()) fixed.assign(src);
         fixed[ts_node_start_byte(n)] = ' ';
+      } else if (is(n, ":=") && formatSpecNotWalrus(n)) {
+        if (fixed.empty()) fixed.assign(src);
+        fixed[ts_node_start_byte(n) + 1] = ' ';  // `: ` : the same spec with a blank fill
       }
       prev = ts_node_type(n);
     }

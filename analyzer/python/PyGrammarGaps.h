@@ -14,6 +14,11 @@
 //    kept only when it has no error left, so real syntax errors are still reported from the
 //    original parse. The text keeps its length, so every position is the file's; dropping the
 //    star only changes a tuple's shape, which no rule reads.
+// 2. A format spec whose fill character is `=` in an f-string: `f"{title:=^{width}}"`,
+//    `f"{x:=<10}"` (lmdeploy). Outside parentheses, `:=` in a replacement field is the spec's
+//    `:` and its fill, never a walrus, but the grammar reads a named_expression and fails on
+//    what follows. Repair: the `=` becomes a space (a blank fill), when the named_expression
+//    sits directly in the interpolation and holds the error.
 // Checked against CPython 3.11-3.13 (tests/data/python/valid_forms.py lists the forms tried,
 // from PEP 646 star subscripts to PEP 701 f-strings, PEP 695 generics and `except*`).
 #pragma once

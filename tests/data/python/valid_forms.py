@@ -3,7 +3,8 @@
 # (tests/cli/run_cli_tests.sh). megatron_return is the form that made a whole-repo run exit 2
 # (Megatron-LM); star_paren_yield, conditional_star, await_star and star_negative are the other
 # star expressions in unparenthesized tuples that the pinned tree-sitter-python grammar rejects
-# (repaired in analyzer/python/PyGrammarGaps.h); it always accepted the rest.
+# (repaired in analyzer/python/PyGrammarGaps.h), as are two specs in format_spec_fill_equals;
+# it always accepted the rest.
 import torch
 from typing import TypeVarTuple
 
@@ -245,3 +246,13 @@ def unpack_dict_in_call(f, d):
 def star_negative(a):
     return 0, *-a
 
+
+
+def format_spec_fill_equals(title, x, width):
+    # `:=` in an f-string's braces is a spec with `=` as its fill, not a walrus (lmdeploy);
+    # the grammar rejects the first two (PyGrammarGaps.h).
+    return f"{title:=^{width}}", f"{x:=<10}", f"{x:=10}", f"{(x := 10)}", f"{x!s:=^20}"
+
+
+def format_specs_more(x, d, w):
+    return f"{x:,}", f"{x:_}", f"{x:+.2f}", f"{d:%Y-%m-%d %H:%M}", f"{x:{'>'}{w}}", f"{x=:>10}", f"{x = }"
