@@ -35,6 +35,8 @@ void writeJson(std::ostream& os, const std::vector<Finding>& findings, const Out
   }
   nlohmann::json doc = {{"version", 1}, {"findings", arr}};
   if (!o.runProperties.is_null()) doc["run"] = o.runProperties;
+  // What --check-deliberate-code would add, so a dashboard can say what it does not show.
+  if (!o.hidden.empty()) doc["hidden"] = {{"deliberate_code", o.hidden.size()}};
   os << doc.dump(2) << "\n";
 }
 

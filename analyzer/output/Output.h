@@ -24,7 +24,8 @@ struct OutputOptions {
   const std::vector<RuleInfo>* rules = nullptr;  // SARIF rule metadata (help from rule.md)
   std::vector<Finding> diagnostics;      // lintrunner: input errors, reported as messages
   // `check`: performance notes left out as deliberate code (tests, `__repr__`...;
-  // properties["deliberate"] says why). Text: counted on the summary line; --statistics: per rule.
+  // properties["deliberate"] says why). Text: counted on the summary line; JSON: "hidden";
+  // --statistics: per rule and reason.
   std::vector<Finding> hidden;
   // What a whole run measured (`report`: streams' busy and overlapped time): JSON "run", SARIF
   // run.properties. Null: left out.

@@ -144,6 +144,8 @@ expect_not_in deliberate-performance "$tmp/out" "[SL303]"
 expect_in deliberate-summary "$tmp/out" "1 finding (SL401: 1); 4 performance notes in deliberate code hidden"
 check deliberate-stats 1 "$SL" check --statistics "$dp"
 expect_in deliberate-stats-reason "$tmp/out" "SL303  device-allocation-in-side-stream  in tests/"
+check deliberate-json 1 "$SL" check --format json "$dp"
+expect_in deliberate-json-count "$tmp/out" '"deliberate_code": 4'
 check deliberate-flag 1 "$SL" check --format json --check-deliberate-code "$dp"
 expect_in deliberate-flag-shown "$tmp/out" '"rule": "SL303"'
 printf '[tool.streamlint]\ncheck-deliberate-code = true\n' >"$dp/pyproject.toml"
