@@ -58,6 +58,36 @@ const char* kBoth =
 
 }  // namespace
 
+TEST(DeliberateCode, FailureOnlyLinesAndFormattingMethods) {
+  TempDir t;
+  std::string src = t.write("proj/pkg/m.py",
+                            "import torch\n"
+                            "def f(n):\n"
+                            "    x = torch.zeros(2, device='cuda')\n"
+                            "    for _ in range(n):\n"
+                            "        if n < 0:\n"
+                            "            raise ValueError(\n"
+                            "                f'{x.item()}')\n"  // runs only on failure: hidden
+                            "        x.item()\n"                // shown
+                            "class C:\n"
+                            "    def __repr__(self):\n"
+                            "        x = torch.zeros(2, device='cuda')\n"
+                            "        for _ in range(2):\n"
+                            "            x.item()\n"            // formatting: hidden
+                            "        return ''\n");
+  sl::CheckOptions o;
+  o.paths = {src};
+  o.jobs = 1;
+  sl::CheckResult r = sl::runCheck(o);
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].loc.line, 8u);
+  ASSERT_EQ(r.hidden.size(), 2u);
+  EXPECT_EQ(r.hidden[0].loc.line, 7u);
+  EXPECT_EQ(r.hidden[0].properties["deliberate"], "`raise`");
+  EXPECT_EQ(r.hidden[1].loc.line, 13u);
+  EXPECT_EQ(r.hidden[1].properties["deliberate"], "`__repr__`");
+}
+
 TEST(DeliberateCode, RootIsTheConfigThenGitThenNothing) {
   TempDir t;
   sl::ProjectRoots roots;

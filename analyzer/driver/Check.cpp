@@ -50,7 +50,7 @@ std::string hiddenAsDeliberate(const Finding& f, const model::Module& m, const s
   if (opts.checkDeliberateCode || cfg.checkDeliberateCode) return "";
   const RuleInfo* rule = findRule(f.ruleId);
   if (!rule || !rule->performance()) return "";
-  return pathReason.empty() ? deliberateFunctionReason(m, f.loc.line) : pathReason;
+  return pathReason.empty() ? deliberateLineReason(m, f.loc.line) : pathReason;
 }
 
 // Runs rules on one module, drops findings the config disables or an inline marker

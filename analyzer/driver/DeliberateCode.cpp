@@ -48,7 +48,9 @@ std::string ProjectRoots::deliberateReason(const std::string& path, const std::s
   return deliberatePathReason(abs.filename().string());
 }
 
-std::string deliberateFunctionReason(const model::Module& m, uint32_t line) {
+std::string deliberateLineReason(const model::Module& m, uint32_t line) {
+  for (const auto& [first, last] : m.failureOnly)
+    if (first <= line && line <= last) return "`raise`";
   // Any enclosing deliberate function makes the line deliberate: a helper nested in
   // `__repr__` formats too.
   for (const auto& f : m.functions)

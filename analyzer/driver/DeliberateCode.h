@@ -1,4 +1,5 @@
-// Deliberate code: tests, benchmarks, examples, and functions written for people (`__repr__`).
+// Deliberate code: tests, benchmarks, examples, functions written for people (`__repr__`) and
+// lines that run only on failure (an exception's message).
 // A test reads `.item()` to compare, a benchmark synchronizes to time, an example prints the
 // loss every step, `__repr__` formats a value: the cost is chosen, so *performance* notes
 // (rule.md `kind: performance`: SL3xx, SL5xx, SL6xx) are left out there by default and only
@@ -36,7 +37,8 @@ class ProjectRoots {
   std::map<std::string, std::string> gitRoots_;  // directory -> work tree root ("" = none)
 };
 
-// Why a finding at `line` of module `m` sits in a deliberate function (`__repr__`), or "".
-std::string deliberateFunctionReason(const model::Module& m, uint32_t line);
+// Why a finding at `line` of module `m` sits in deliberate code: a deliberate function
+// (`__repr__`) or a line that runs only on failure (`raise`); "" when it does not.
+std::string deliberateLineReason(const model::Module& m, uint32_t line);
 
 }  // namespace sl

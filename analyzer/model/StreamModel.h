@@ -135,6 +135,9 @@ struct Module {
   std::string path;
   Lang lang = Lang::Python;
   std::vector<Function> functions;  // functions[0] is module-level code ("<module>")
+  // Lines that run only when something already failed (`raise ValueError(f"{t.item()}")`):
+  // [first, last] line spans; performance notes there are left out like deliberate code.
+  std::vector<std::pair<uint32_t, uint32_t>> failureOnly;
   const Function* find(const std::string& name) const;
 };
 

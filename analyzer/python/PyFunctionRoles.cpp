@@ -130,12 +130,15 @@ class RoleFinder {
     return ClassRole::None;
   }
 
-  // Calls of a hook registration anywhere in the module (iteratively: trees can be deep).
+  // Calls of a hook registration and raise statements anywhere in the module (iteratively:
+  // trees can be deep).
   void hooks(TSNode root, FunctionRoles& out) {
     TSTreeCursor cur = ts_tree_cursor_new(root);
     for (bool more = true; more;) {
       TSNode n = ts_tree_cursor_current_node(&cur);
       if (is(n, "call")) hookCall(n, out);
+      if (is(n, "raise_statement"))
+        out.raises.emplace_back(ts_node_start_point(n).row + 1, ts_node_end_point(n).row + 1);
       if (ts_tree_cursor_goto_first_child(&cur)) continue;
       while (!(more = ts_tree_cursor_goto_next_sibling(&cur)))
         if (!ts_tree_cursor_goto_parent(&cur)) break;

@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "python/PyImports.h"
 #include "python/TsNode.h"
@@ -31,6 +32,9 @@ struct FunctionRoles {
   // Function name as PythonFrontend names it ("C.forward", "f.hook") -> why it is hot
   // ("nn.Module.forward", "a hook registered with register_forward_hook").
   std::unordered_map<std::string, std::string> hot;
+  // [first, last] lines of each `raise` statement: its message runs only on failure (like an
+  // assertion's message, which the lowering never evaluates).
+  std::vector<std::pair<uint32_t, uint32_t>> raises;
 };
 
 // `imports`: the module-level imports (resolve `nn.Module`, `Function`).

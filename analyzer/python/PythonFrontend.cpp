@@ -64,6 +64,7 @@ class ModuleLowering {
   void run(TSNode root) {
     collect(root);
     roles_ = findFunctionRoles(root, mc_.src, mc_.imports);
+    m_.failureOnly = roles_.raises;
     model::Function& top = newFunction("<module>", root);
     Lowerer low(mc_, top, "");
     low.lowerBlock(root);

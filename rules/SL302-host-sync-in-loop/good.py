@@ -31,6 +31,8 @@ class Scaled(nn.Module):
         if self.calls % 100 == 0:
             print(self.scale.item())  # under an interval guard: once every 100 steps
         assert x is not None, f"scale {self.scale.item()}"  # the message runs only on failure
+        if self.calls < 0:
+            raise ValueError(f"bad scale {self.scale.item()}")  # so does an exception's
         return x * self.scale
 
     def __repr__(self):
