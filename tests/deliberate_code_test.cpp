@@ -81,11 +81,11 @@ TEST(DeliberateCode, FailureOnlyLinesAndFormattingMethods) {
   sl::CheckResult r = sl::runCheck(o);
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_EQ(r.findings[0].loc.line, 8u);
-  ASSERT_EQ(r.hidden.size(), 2u);
-  EXPECT_EQ(r.hidden[0].loc.line, 7u);
-  EXPECT_EQ(r.hidden[0].properties["deliberate"], "`raise`");
-  EXPECT_EQ(r.hidden[1].loc.line, 13u);
-  EXPECT_EQ(r.hidden[1].properties["deliberate"], "`__repr__`");
+  ASSERT_EQ(r.hiddenDeliberate.size(), 2u);
+  EXPECT_EQ(r.hiddenDeliberate[0].loc.line, 7u);
+  EXPECT_EQ(r.hiddenDeliberate[0].properties["deliberate"], "`raise`");
+  EXPECT_EQ(r.hiddenDeliberate[1].loc.line, 13u);
+  EXPECT_EQ(r.hiddenDeliberate[1].properties["deliberate"], "`__repr__`");
 }
 
 TEST(DeliberateCode, RootIsTheConfigThenGitThenNothing) {
@@ -118,7 +118,7 @@ TEST(DeliberateCode, OnlyPerformanceNotesAreHiddenAndCounted) {
   sl::CheckResult r = sl::runCheck(o);
   std::vector<std::string> shown, hidden;
   for (const auto& f : r.findings) shown.push_back(fs::path(f.path).filename().string() + " " + f.ruleId);
-  for (const auto& f : r.hidden)
+  for (const auto& f : r.hiddenDeliberate)
     hidden.push_back(fs::path(f.path).filename().string() + " " + f.ruleId + " " + f.properties["deliberate"].get<std::string>());
   EXPECT_EQ(shown, (std::vector<std::string>{"train.py SL302", "train.py SL103", "test_train.py SL103"}));
   EXPECT_EQ(hidden, (std::vector<std::string>{"test_train.py SL302 tests/"}));
@@ -126,7 +126,7 @@ TEST(DeliberateCode, OnlyPerformanceNotesAreHiddenAndCounted) {
   o.checkDeliberateCode = true;
   r = sl::runCheck(o);
   EXPECT_EQ(r.findings.size(), 4u);
-  EXPECT_TRUE(r.hidden.empty());
+  EXPECT_TRUE(r.hiddenDeliberate.empty());
   // The config's key does the same for the files it governs.
   t.write("proj/.streamlint.toml", "select = [\"SL1\", \"SL3\"]\ncheck-deliberate-code = true\n");
   o.checkDeliberateCode = false;

@@ -88,6 +88,7 @@ const std::pair<const char*, const char*> kCases[] = {
      "def print(*a):\n"
      "    return None\n"
      "def f(x: torch.Tensor):\n"
+     "    x = x.cuda()\n"
      "    for _ in range(2):\n"
      "        print(x)\n"
      "        x.item()\n"},
@@ -111,7 +112,7 @@ const std::pair<const char*, const char*> kCases[] = {
      "    return 1\n"
      "def measure(x: torch.Tensor):\n"
      "    s = clock.perf_counter()\n"
-     "    y = x * 2\n"
+     "    y = x.cuda() * 2\n"
      "    e = clock.perf_counter()\n"
      "    return e - s\n"},
     {"integer_device.py",
@@ -160,6 +161,7 @@ const std::pair<const char*, const char*> kCases[] = {
     {"fstring.py",
      "import torch\n"
      "def f(x: torch.Tensor):\n"
+     "    x = x.to('cuda')\n"
      "    for i in range(3):\n"
      "        print(f'{x}')\n"
      "def quiet(a):\n"

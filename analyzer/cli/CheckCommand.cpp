@@ -84,9 +84,9 @@ int checkMain(const Args& args) {
       list = std::move(touched);
     };
     narrow(findings);
-    narrow(res.hidden);
+    narrow(res.hiddenDeliberate);
   }
-  out.hidden = std::move(res.hidden);
+  out.hidden = std::move(res.hiddenDeliberate);
 
   std::ofstream file;
   if (!cli.outputFile.empty()) {
@@ -99,6 +99,9 @@ int checkMain(const Args& args) {
   if (!cli.quiet && out.format == Format::Text && findings.empty())
     std::fprintf(stderr, "streamlint: %zu files analysed, no findings%s\n", res.files,
                  out.hidden.empty() ? "" : ("; " + hiddenSummary(out.hidden.size())).c_str());
+  if (!cli.quiet && res.hiddenUnsure)
+    std::fprintf(stderr, "streamlint: %zu less certain findings not shown (--min-confidence low shows them)\n",
+                 res.hiddenUnsure);
   // lintrunner reads a non-zero exit as a broken linter; its messages carry the errors.
   if (out.format == Format::Lintrunner) return 0;
   if (fatal(res)) return 2;

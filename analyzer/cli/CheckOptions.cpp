@@ -1,5 +1,7 @@
 #include "cli/CheckOptions.h"
 
+#include "config/Config.h"
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -35,6 +37,8 @@ rules and configuration:
   --check-deliberate-code    also report performance notes (SL3, SL5, SL6) in deliberate code:
                              tests/, benchmarks/, examples/, test_*.py, `__repr__`... (default:
                              counted as hidden; config: check-deliberate-code = true)
+  --min-confidence LEVEL     low, medium (default) or high: hide findings less sure than LEVEL
+                             that their values are CUDA tensors (config `min-confidence`)
 gating:
   --write-baseline FILE      record the current findings in FILE and exit 0
   --baseline FILE            report only findings that FILE does not record
@@ -92,6 +96,11 @@ int parseCheckArgs(const Args& args, CheckCli& cli) {
     else if (a == "--report-unused-suppressions") opts.reportUnusedSuppressions = true;
     else if (a == "--check-deliberate-code") opts.checkDeliberateCode = true;
     else if (a == "--exit-zero") cli.exitZero = true;
+    else if (a == "--min-confidence") {
+      std::string level;
+      if (!value(level) || (opts.minConfidence = parseConfidence(level)) < 0)
+        return usageError("--min-confidence takes low, medium or high");
+    }
     else if (a == "-p") { if (!value(opts.cxx.compileDbDir)) return usageError("-p takes a directory"); }
     else if (a == "--cuda-path") { if (!value(opts.cxx.cudaPath)) return usageError("--cuda-path takes a directory"); }
     else if (a == "--libtorch") { if (!value(opts.cxx.libtorchDir)) return usageError("--libtorch takes a directory"); }

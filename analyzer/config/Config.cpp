@@ -11,7 +11,8 @@ namespace fs = std::filesystem;
 namespace {
 
 const char* kKeys[] = {"select", "ignore", "per-file-ignores", "severity", "exclude",
-                       "check-deliberate-code", "sync-functions", "backward-functions", "stream-wrappers"};
+                       "check-deliberate-code", "sync-functions", "backward-functions", "stream-wrappers",
+                       "min-confidence"};
 
 // Reading one table; the first problem found is kept, with the key it concerns.
 struct Reader {
@@ -96,6 +97,11 @@ struct Reader {
         const auto* b = v.as_boolean();
         if (!b) return fail(key, "must be true or false");
         c.checkDeliberateCode = b->get();
+      } else if (key == "min-confidence") {
+        const auto* s = v.as_string();
+        int level = s ? parseConfidence(s->get()) : -1;
+        if (level < 0) return fail(key, "must be \"low\", \"medium\" or \"high\"");
+        c.minConfidence = level;
       } else if (key == "sync-functions") {
         if (!strings(v, key, c.knowledge.syncFunctions)) return false;
       } else if (key == "backward-functions") {
@@ -119,6 +125,17 @@ struct Reader {
     return true;
   }
 };
+
+}  // namespace
+
+int parseConfidence(const std::string& name) {
+  if (name == "low") return 0;
+  if (name == "medium") return 1;
+  if (name == "high") return 2;
+  return -1;
+}
+
+namespace {
 
 std::string absoluteDir(const std::string& file) {
   std::error_code ec;

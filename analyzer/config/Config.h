@@ -26,6 +26,8 @@ struct Config {
   // Performance notes in deliberate code (tests, benchmarks, examples, `__repr__`) are left
   // out unless this is set (driver/DeliberateCode.h).
   bool checkDeliberateCode = false;
+  // `min-confidence`: findings less sure than this are not shown (0 low, 1 medium, 2 high).
+  std::optional<int> minConfidence;
 
   // `path` relative to dir ('/'-separated; "../x" when outside).
   std::string relative(const std::string& path) const;
@@ -35,6 +37,9 @@ struct Config {
   // The configured severity for `rule`, or `fallback`.
   Severity severityOf(const std::string& rule, Severity fallback) const;
 };
+
+// "low" -> 0, "medium" -> 1, "high" -> 2, anything else -> -1 (model::Confidence's order).
+int parseConfidence(const std::string& name);
 
 // Loads one config file. pyproject.toml: its [tool.streamlint] table (an empty Config with
 // `file` set when it has none); any other name: top-level keys. On a TOML error, an unknown

@@ -54,11 +54,14 @@ std::string hiddenAsDeliberate(const Finding& f, const model::Module& m, const s
 }
 
 // Runs rules on one module, drops findings the config disables or an inline marker
-// suppresses, sets aside performance notes in deliberate code (`hidden`), applies severity
-// overrides and reports unused suppressions when asked.
-void judge(const model::Module& m, const SourceFile* file, const std::vector<ActiveRule>& rules,
-           const Config& cfg, const CheckOptions& opts, const std::string& pathReason,
-           std::vector<Finding>& out, std::vector<Finding>& hidden) {
+// suppresses, sets aside performance notes in deliberate code (`deliberate`), applies
+// severity overrides and reports unused suppressions when asked. Returns how many findings
+// were hidden for being less sure than the minimum confidence.
+size_t judge(const model::Module& m, const SourceFile* file, const std::vector<ActiveRule>& rules,
+             const Config& cfg, const CheckOptions& opts, const std::string& pathReason,
+             std::vector<Finding>& out, std::vector<Finding>& deliberate) {
+  const int minConf = opts.minConfidence >= 0 ? opts.minConfidence : cfg.minConfidence.value_or(1);
+  size_t hidden = 0;
   model::ModuleSummary summary(m);
   std::vector<Finding> found;
   for (const auto& r : rules) {
@@ -70,11 +73,16 @@ void judge(const model::Module& m, const SourceFile* file, const std::vector<Act
   for (auto& f : found) {
     if (!enabled(f.ruleId, f.path, cfg, opts)) continue;
     if (ledger && f.path == file->path() && ledger->suppress(f)) continue;
+    attachEvidence(f, m);
+    if (parseConfidence(f.properties.value("confidence", "high")) < minConf) {
+      ++hidden;
+      continue;
+    }
     f.severity = cfg.severityOf(f.ruleId, f.severity);
     // After the suppressions: a `# noqa` in a test file still counts as used.
     if (std::string why = hiddenAsDeliberate(f, m, pathReason, cfg, opts); !why.empty()) {
       f.properties["deliberate"] = why;
-      hidden.push_back(std::move(f));
+      deliberate.push_back(std::move(f));
       continue;
     }
     out.push_back(std::move(f));
@@ -86,6 +94,7 @@ void judge(const model::Module& m, const SourceFile* file, const std::vector<Act
     };
     ledger->reportUnused(active, out);
   }
+  return hidden;
 }
 
 std::string selfDir() {
@@ -132,8 +141,8 @@ void checkCpp(const CheckOptions& opts, const std::vector<std::string>& files,
     if (!cfg || cfg->excluded(m.path)) continue;
     std::string e;
     auto file = SourceFile::load(m.path, e);
-    judge(m, file ? &*file : nullptr, rules, *cfg, opts, roots.deliberateReason(m.path, cfg->dir), res.findings,
-          res.hidden);
+    res.hiddenUnsure += judge(m, file ? &*file : nullptr, rules, *cfg, opts, roots.deliberateReason(m.path, cfg->dir),
+                              res.findings, res.hiddenDeliberate);
     if (opts.dumpModel) res.modelDump += "# " + m.path + "\n" + model::dump(m);
   }
 }
@@ -192,9 +201,9 @@ CheckResult runCheck(const CheckOptions& opts) {
   // Python: one task per file; workers take the next index. Results land in per-file slots
   // so output order never depends on scheduling.
   struct Slot {
-    std::vector<Finding> findings, diagnostics, hidden;
+    std::vector<Finding> findings, diagnostics, deliberate;
     std::string dump;
-    size_t bytes = 0;
+    size_t bytes = 0, hidden = 0;
     bool analysed = false;
   };
   std::vector<Slot> slots(inputs.python.size());
@@ -225,8 +234,9 @@ CheckResult runCheck(const CheckOptions& opts) {
       } else {
         s.bytes = file->text().size();
         const Config& cfg = *pyConfigs[i];
-        model::Module m = py::lowerPython(*file, s.diagnostics, cfg.knowledge, prefilter);
-        judge(m, &*file, rules, cfg, opts, pyDeliberate[i], s.findings, s.hidden);
+        const bool low = (opts.minConfidence >= 0 ? opts.minConfidence : cfg.minConfidence.value_or(1)) == 0;
+        model::Module m = py::lowerPython(*file, s.diagnostics, cfg.knowledge, prefilter && !low);
+        s.hidden = judge(m, &*file, rules, cfg, opts, pyDeliberate[i], s.findings, s.deliberate);
         if (opts.dumpModel) s.dump = "# " + m.path + "\n" + model::dump(m);
         s.analysed = true;
       }
@@ -243,15 +253,16 @@ CheckResult runCheck(const CheckOptions& opts) {
   for (auto& s : slots) {
     for (auto& f : s.findings) res.findings.push_back(std::move(f));
     for (auto& d : s.diagnostics) res.diagnostics.push_back(std::move(d));
-    for (auto& h : s.hidden) res.hidden.push_back(std::move(h));
+    for (auto& h : s.deliberate) res.hiddenDeliberate.push_back(std::move(h));
     res.modelDump += s.dump;
     res.bytes += s.bytes;
     res.files += s.analysed;
+    res.hiddenUnsure += s.hidden;
   }
 
   if (!inputs.cpp.empty() || !opts.cxx.compileDbDir.empty()) checkCpp(opts, inputs.cpp, rules, configs, roots, res);
   sortFindings(res.findings);
-  sortFindings(res.hidden);
+  sortFindings(res.hiddenDeliberate);
   sortFindings(res.diagnostics);
   return res;
 }

@@ -27,6 +27,10 @@ struct CheckOptions {
   // syntax errors in skipped code go unreported. Off with --dump-model, or when the
   // environment sets STREAMLINT_NO_PREFILTER (to compare both ways: bench/python).
   bool prefilter = true;
+  // --min-confidence: findings less sure than this are hidden (0 low, 1 medium, 2 high);
+  // -1 = the config's `min-confidence`, else medium. Low also turns the prefilter off (its
+  // soundness argument covers what medium and high findings need).
+  int minConfidence = -1;
 };
 
 struct CheckResult {
@@ -34,9 +38,10 @@ struct CheckResult {
   std::vector<Finding> diagnostics;  // parse/input/config errors, sorted
   // Performance notes left out as deliberate code, sorted; properties["deliberate"] says why
   // ("tests/", "test_*.py", "`__repr__`").
-  std::vector<Finding> hidden;
+  std::vector<Finding> hiddenDeliberate;
   size_t files = 0;                  // inputs analysed (parsed, maybe with errors)
   size_t bytes = 0;
+  size_t hiddenUnsure = 0;           // findings below the minimum confidence, not shown
   std::string modelDump;             // when dumpModel
 };
 

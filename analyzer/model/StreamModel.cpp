@@ -96,6 +96,15 @@ const FunctionSummary* ModuleSummary::of(const std::string& callee) const {
   return it == byName_.end() ? nullptr : &it->second;
 }
 
+const char* confidenceName(Confidence c) {
+  switch (c) {
+    case Confidence::Low: return "low";
+    case Confidence::Medium: return "medium";
+    case Confidence::High: return "high";
+  }
+  return "?";
+}
+
 const char* eventKindName(EventKind k) {
   switch (k) {
     case EventKind::Work: return "work";

@@ -91,6 +91,21 @@ enum class SyncKind : uint8_t {
 enum class CopyDir : uint8_t { Unknown, HostToDevice, DeviceToHost, DeviceToDevice };
 enum class Tri : uint8_t { Unknown, No, Yes };
 
+// How sure the frontend is that the values an event touches live on the GPU.
+//   High:   direct evidence (a CUDA factory, `.cuda()`, a torch op on such a value)
+//   Medium: inferred from use (used inside a side-stream region, `record_stream`, the output of
+//           a module moved to the GPU, a value the project's own callers pass in as CUDA)
+//   Low:    a tensor of unknown device in a module that touches CUDA (an annotation says
+//           nothing about the device): reported only with --min-confidence low
+enum class Confidence : uint8_t { Low, Medium, High };
+const char* confidenceName(Confidence c);  // "low", "medium", "high"
+
+// One link of the chain that made a value a CUDA tensor ("created by torch.randn(device=...)").
+struct Evidence {
+  Loc loc;
+  std::string text;
+};
+
 struct Event {
   EventKind kind = EventKind::Work;
   Loc loc;
@@ -111,6 +126,8 @@ struct Event {
   bool srcStreamTracked = false;   // Copy: the host buffer's allocator records the copy's stream
                                    // (torch's caching host allocator), so freeing it early is safe
   bool pooled = false;             // StreamCreate: handed out from a pool, no driver call
+  Confidence confidence = Confidence::High;  // that the values involved are CUDA tensors
+  std::vector<Evidence> evidence;  // why (origin first); empty when the event names its device
 };
 
 struct Function {

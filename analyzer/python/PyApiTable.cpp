@@ -1,7 +1,9 @@
 #include "python/PyApiTable.h"
 
 #include <string>
+#include <cctype>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace sl::py {
 namespace {
@@ -59,6 +61,11 @@ const Table<Api>& functions() {
       {"torch.rand_like", Api::FactoryLike},
       {"torch.randn_like", Api::FactoryLike},
       {"torch.from_numpy", Api::HostTensor},
+      {"torch.Tensor", Api::HostTensor},  // the legacy constructor: always a CPU tensor
+      {"torch.FloatTensor", Api::HostTensor},
+      {"torch.LongTensor", Api::HostTensor},
+      {"torch.IntTensor", Api::HostTensor},
+      {"torch.BoolTensor", Api::HostTensor},
       {"torch.nonzero", Api::SyncingOp},
       {"torch.unique", Api::SyncingOp},
       {"torch.masked_select", Api::SyncingOp},
@@ -164,5 +171,48 @@ bool isHostValueBuiltin(std::string_view n) {
 }
 
 bool isPrintLike(std::string_view n) { return n == "print"; }
+
+bool isTensorOnlyMethod(std::string_view n) {
+  static const std::unordered_set<std::string_view> t = {
+      "record_stream", "backward", "data_ptr", "untyped_storage", "storage_offset", "element_size",
+      "is_contiguous", "contiguous", "narrow", "detach", "detach_", "requires_grad_", "retain_grad",
+      "register_hook", "numel", "nelement", "unsqueeze", "permute", "view", "view_as", "masked_fill",
+      "masked_fill_", "index_select", "type_as", "new_zeros", "new_empty", "new_ones", "new_full",
+      "new_tensor", "zero_", "fill_", "add_", "mul_", "sub_", "div_", "copy_", "clamp_", "half",
+      "bfloat16", "float", "long", "pin_memory", "is_pinned", "masked_select", "nonzero"};
+  return t.count(n) > 0;
+}
+
+bool isHostBuiltin(std::string_view n) {
+  static const std::unordered_set<std::string_view> t = {
+      "len", "str", "repr", "int", "float", "bool", "complex", "isinstance", "issubclass", "getattr",
+      "hasattr", "setattr", "list", "tuple", "dict", "set", "frozenset", "zip", "enumerate", "range",
+      "min", "max", "sum", "any", "all", "print", "id", "hash", "type", "sorted", "reversed", "map",
+      "filter", "iter", "next", "open", "format", "round", "abs", "divmod", "pow", "vars", "dir",
+      "callable", "super", "object", "slice", "chr", "ord", "bytes", "bytearray", "memoryview"};
+  return t.count(n) > 0;
+}
+
+bool looksLikeDeviceName(std::string_view path) {
+  std::string_view last = path.substr(path.rfind('.') == std::string_view::npos ? 0 : path.rfind('.') + 1);
+  std::string l(last);
+  for (auto& c : l) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (l.find("cpu") != std::string::npos || l.find("host") != std::string::npos || l.find("meta") != std::string::npos)
+    return false;
+  auto ends = [&](std::string_view suf) { return l.size() >= suf.size() && l.compare(l.size() - suf.size(), suf.size(), suf) == 0; };
+  return l == "device" || ends("_device") || l == "dev" || l == "local_rank" || l == "gpu" || l == "gpu_id" ||
+         l == "device_id" || l == "cuda_device";
+}
+
+bool looksLikeModuleName(std::string_view path) {
+  std::string_view last = path.substr(path.rfind('.') == std::string_view::npos ? 0 : path.rfind('.') + 1);
+  std::string l(last);
+  for (auto& c : l) c = char(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* w : {"model", "module", "net", "encoder", "decoder", "layer", "head", "block",
+                        "embed", "backbone", "policy", "critic", "actor", "transformer", "classifier",
+                        "generator", "discriminator", "teacher", "student", "engine", "mlp", "unet", "vae"})
+    if (l.find(w) != std::string::npos) return true;
+  return l == "m" || l == "self";
+}
 
 }  // namespace sl::py

@@ -54,6 +54,19 @@ StreamMethod lookupStreamMethod(std::string_view name);
 enum class EventMethod : uint8_t { None, Record, Wait, Synchronize };
 EventMethod lookupEventMethod(std::string_view name);
 
+// Methods only torch tensors have (not numpy arrays, lists or modules): calling one says the
+// receiver is a tensor, though not where it lives.
+bool isTensorOnlyMethod(std::string_view name);
+// Python builtins and common host functions whose results are never CUDA tensors.
+bool isHostBuiltin(std::string_view name);
+// A name that reads like an nn.Module ("model", "self.encoder", "net"): `.cuda()` on it moves
+// a module, not a tensor.
+bool looksLikeModuleName(std::string_view path);
+
+// A variable or attribute that names the device code runs on ("device", "self._device",
+// "local_rank", "val.device"): in a file that uses CUDA, that device is a GPU.
+bool looksLikeDeviceName(std::string_view path);
+
 // Python builtins that read a tensor's value on the host: bool(t), float(t), print(t)...
 bool isHostValueBuiltin(std::string_view name);
 bool isPrintLike(std::string_view name);

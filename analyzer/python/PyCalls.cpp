@@ -34,6 +34,13 @@ Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
     for (const auto& x : a.pos) v.push_back(x.value);
     return v;
   };
+  // Positional arguments of torch ops are tensors (or numbers, which have no path).
+  if (api == Api::TensorOp || api == Api::SyncingOp || api == Api::Collective || api == Api::Backward)
+    for (auto& x : a.pos) {
+      if (is(x.node, "identifier") || is(x.node, "attribute"))
+        asTensor(x.value, x.node, "is passed to '" + name + "'");
+      useOnStream(x.value, x.node);
+    }
   switch (api) {
     case Api::StreamCreate:
       // torch.cuda.Stream() hands out one of a fixed pool of streams (no driver call).
@@ -59,6 +66,7 @@ Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
     case Api::Clock: emit(EventKind::Clock, at, name); return {};
     case Api::Backward: {
       auto& e = emit(EventKind::Backward, at, name);
+      if (const Fact* f = strongestCuda(argValues())) stamp(e, *f);
       for (const auto& x : a.pos)
         if (isCuda(x.value) && !x.value.path.empty()) e.reads.push_back(x.value.path);
       return {};
@@ -66,8 +74,22 @@ Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
     case Api::Factory: {
       Kind dev = deviceKind(a.keyword("device"));
       if (dev == Kind::CudaDevice) {
-        emit(EventKind::Alloc, at, name);
-        return make(Kind::CudaTensor);
+        const Arg* d = a.keyword("device");
+        Value v = cudaNew(at, "'" + name + "' allocates on the GPU (device=" + std::string(text(d->node, mc_.src)) + ")",
+                          d->value.fact.kind == Kind::CudaDevice ? d->value.fact.conf : model::Confidence::High);
+        if (d->value.fact.why) v.fact.why = because(d->value.fact.why, locOf(at), v.fact.why->ev.text);
+        stamp(emit(EventKind::Alloc, at, name), v.fact);
+        // torch.tensor([...], device="cuda") builds the tensor in pageable host memory and copies
+        // it with a blocking copy: the host waits for the stream's queued work.
+        if ((name == "torch.tensor" || name == "torch.as_tensor") && !a.pos.empty() && !isCuda(a.pos[0].value)) {
+          auto& c = emit(EventKind::Copy, at, name);
+          c.dir = CopyDir::HostToDevice, c.srcPinned = Tri::No, c.srcTemporary = true;
+          stamp(c, v.fact);
+          auto& s = emit(EventKind::HostSync, at, name);
+          s.sync = SyncKind::BlockingCopy;
+          stamp(s, v.fact);
+        }
+        return v;
       }
       if (dev == Kind::HostDevice) {
         Value v = make(Kind::HostTensor);
@@ -81,17 +103,25 @@ Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
       Kind k = dev ? (deviceKind(dev) == Kind::CudaDevice ? Kind::CudaTensor : Kind::Unknown)
                    : (a.pos.empty() ? Kind::Unknown : a.pos[0].value.fact.kind);
       if (k == Kind::CudaTensor) {
-        emit(EventKind::Alloc, at, name);
-        return make(Kind::CudaTensor);
+        Value v = dev ? cudaNew(at, "'" + name + "' allocates on the GPU (device=" + std::string(text(dev->node, mc_.src)) + ")")
+                      : cudaFrom(a.pos[0].value.fact);
+        stamp(emit(EventKind::Alloc, at, name), v.fact);
+        return v;
       }
       return k == Kind::HostTensor ? make(Kind::HostTensor) : Value{};
     }
     case Api::HostTensor: return make(Kind::HostTensor);
     case Api::SyncingOp:
       if (!anyCuda()) return {};
-      emitWork(at, argValues(), name);
-      emit(EventKind::HostSync, at, name).sync = SyncKind::ValueRead;
-      return make(Kind::CudaTensor);
+      {
+        auto vs = argValues();
+        const Fact& f = *strongestCuda(vs);
+        emitWork(at, vs, name);
+        auto& s = emit(EventKind::HostSync, at, name);
+        s.sync = SyncKind::ValueRead;
+        stamp(s, f);
+        return cudaFrom(f);
+      }
     case Api::Collective: {
       if (!anyCuda()) return {};
       auto& e = emitWork(at, argValues(), name);
@@ -100,8 +130,9 @@ Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
     }
     case Api::TensorOp:
       if (anyCuda()) {
-        emitWork(at, argValues(), name);
-        return make(Kind::CudaTensor);
+        auto vs = argValues();
+        emitWork(at, vs, name);
+        return cudaFrom(*strongestCuda(vs));
       }
       if (std::any_of(a.pos.begin(), a.pos.end(), [](const Arg& x) { return x.value.fact.kind == Kind::HostTensor; }))
         return make(Kind::HostTensor);
@@ -109,6 +140,7 @@ Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
     case Api::CudaDevice: {
       if (name != "torch.device") return make(Kind::CudaDevice);
       const Arg* d = a.at(0, "type");
+      if (d && d->value.fact.kind == Kind::CudaDevice) return d->value;  // keeps its reasons
       Kind k = d ? deviceKind(d) : Kind::Unknown;
       return k == Kind::Unknown ? Value{} : make(k);
     }
@@ -125,8 +157,20 @@ Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a)
   if (recv.fact.kind == Kind::Unknown && !recv.path.empty() &&
       (method == "wait_stream" || method == "wait_event"))
     recv.fact = Fact{Kind::Stream, StreamRef{StreamKind::Unknown, recv.path}};
+  if (recv.fact.kind == Kind::Unknown && !recv.path.empty()) {
+    if (method == "cuda" || method == "to") return toDevice(recv, method, a);
+    if (isTensorOnlyMethod(method)) asTensor(recv, a.call, "calls ." + std::string(method) + "(), a tensor method");
+  }
   switch (recv.fact.kind) {
     case Kind::CudaTensor: return callTensorMethod(recv, method, a);
+    case Kind::CudaModule:
+      // Iterating a GPU module's parameters or buffers yields CUDA tensors.
+      if (method == "parameters" || method == "buffers") {
+        Value v = cudaFrom(recv.fact);
+        v.fact.conf = std::min(v.fact.conf, model::Confidence::Medium);
+        return v;
+      }
+      return {};
     case Kind::HostTensor: return callHostTensorMethod(recv, method, a);
     case Kind::Stream: {
       auto& s = recv.fact.stream;
@@ -195,15 +239,34 @@ Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a)
 }
 
 Value Lowerer::copyToDevice(const Value& src, CallArgs& a, const char* api) {
-  emit(EventKind::Alloc, a.call, api);
+  // `.to(device)` is as sure as the device variable; `.cuda()` names the GPU itself.
+  const Arg* d = std::string_view(api) == "Tensor.to" ? a.at(0, "device") : nullptr;
+  bool deviceFact = d && d->value.fact.kind == Kind::CudaDevice;
+  Value v = cudaNew(a.call, std::string("copied to the GPU by ") + api +
+                                (d ? "(" + std::string(text(d->node, mc_.src)) + ")" : "()"),
+                    deviceFact ? d->value.fact.conf : model::Confidence::High);
+  if (deviceFact && d->value.fact.why) v.fact.why = because(d->value.fact.why, v.fact.why->ev.loc, v.fact.why->ev.text);
+  // A host receiver of unknown kind (a loader batch) is only probably a tensor.
+  if (src.fact.kind == Kind::Unknown) v.fact.conf = std::min(v.fact.conf, model::Confidence::Medium);
+  stamp(emit(EventKind::Alloc, a.call, api), v.fact);
   auto& c = emit(EventKind::Copy, a.call, api);
   c.dir = CopyDir::HostToDevice;
-  c.nonBlocking = truthy(a.keyword("non_blocking"));
-  c.srcPinned = src.fact.pinned ? Tri::Yes : Tri::No;
+  const Arg* nb = a.keyword("non_blocking");
+  c.nonBlocking = truthy(nb);
+  // A loader's batch may come from pinned memory (pin_memory=True): unknown, not pageable.
+  c.srcPinned = src.fact.pinned ? Tri::Yes : src.fact.kind == Kind::Unknown ? Tri::Unknown : Tri::No;
   c.srcTemporary = src.path.empty();
   c.srcStreamTracked = src.fact.pinned;  // torch's pinned memory: the caching host allocator
   if (!src.path.empty()) c.reads.push_back(src.path);
-  return make(Kind::CudaTensor);
+  stamp(c, v.fact);
+  // Without non_blocking, torch copies with cudaMemcpyAsync and then synchronizes the stream:
+  // the host waits for everything queued before the copy. (`non_blocking=flag` may be either.)
+  if (!nb || text(nb->node, mc_.src) == "False") {
+    auto& s = emit(EventKind::HostSync, a.call, api);
+    s.sync = SyncKind::BlockingCopy;
+    stamp(s, v.fact);
+  }
+  return v;
 }
 
 Value Lowerer::callHostTensorMethod(const Value& recv, std::string_view method, CallArgs& a) {
@@ -235,10 +298,16 @@ Value Lowerer::callHostTensorMethod(const Value& recv, std::string_view method, 
           s.reads.push_back(src->value.path);
           return recv;
         }
+        Value from = src->value;
+        copiedAsync(from, src->node);
         auto& c = emit(EventKind::Copy, a.call, "Tensor.copy_");
         c.dir = CopyDir::DeviceToHost, c.nonBlocking = true, c.value = recv.path;
+        stamp(c, from.fact);
         if (!src->value.path.empty()) c.reads.push_back(src->value.path);
-        if (!recv.path.empty()) env_[recv.path].pendingCopy = true;
+        if (!recv.path.empty()) {
+          Fact& dst = env_[recv.path];
+          dst.pendingCopy = true, dst.conf = from.fact.conf, dst.why = from.fact.why;
+        }
       }
       return recv;
     }
@@ -250,14 +319,20 @@ Value Lowerer::callHostTensorMethod(const Value& recv, std::string_view method, 
     case Method::Numpy: return recv;
     case Method::Metadata: return {};
     default: {
-      if (recv.fact.pendingCopy) emit(EventKind::HostRead, a.call, std::string(method)).value = recv.path;
+      if (recv.fact.pendingCopy) {
+        auto& r = emit(EventKind::HostRead, a.call, std::string(method));
+        r.value = recv.path;
+        stamp(r, recv.fact);
+      }
       return make(Kind::HostTensor);
     }
   }
 }
 
-Value Lowerer::callTensorMethod(const Value& recv, std::string_view method, CallArgs& a) {
+Value Lowerer::callTensorMethod(const Value& in, std::string_view method, CallArgs& a) {
   TSNode at = a.call;
+  Value recv = in;
+  useOnStream(recv, at);
   std::string api = "Tensor." + std::string(method);
   std::vector<Value> operands{recv};
   for (const auto& x : a.pos) operands.push_back(x.value);
@@ -268,6 +343,7 @@ Value Lowerer::callTensorMethod(const Value& recv, std::string_view method, Call
     case Method::ToCpu: {
       auto& e = emit(EventKind::HostSync, at, api);
       e.sync = SyncKind::BlockingCopy;
+      stamp(e, recv.fact);
       if (!recv.path.empty()) e.reads.push_back(recv.path);
       return make(Kind::HostTensor);
     }
@@ -278,22 +354,26 @@ Value Lowerer::callTensorMethod(const Value& recv, std::string_view method, Call
         if (!truthy(a.keyword("non_blocking"))) {
           auto& e = emit(EventKind::HostSync, at, api);
           e.sync = SyncKind::BlockingCopy;
+          stamp(e, recv.fact);
           if (!recv.path.empty()) e.reads.push_back(recv.path);
           return make(Kind::HostTensor);
         }
         // torch allocates a pinned destination for a non_blocking device-to-host copy.
+        copiedAsync(recv, at);
         auto& c = emit(EventKind::Copy, at, api);
         c.dir = CopyDir::DeviceToHost, c.nonBlocking = true;
+        stamp(c, recv.fact);
         if (!recv.path.empty()) c.reads.push_back(recv.path);
         Value v = make(Kind::HostTensor);
         v.fact.pinned = v.fact.pendingCopy = true;
+        v.fact.conf = recv.fact.conf, v.fact.why = recv.fact.why;  // as sure as its source
         return v;
       }
-      if (k == Kind::CudaDevice) return recv;  // already on the GPU
+      if (k == Kind::CudaDevice) return onGpu(recv, a, "Tensor.to");  // already there, or moved
       emitWork(at, operands, api);               // dtype cast or unknown target
-      return make(Kind::CudaTensor);
+      return cudaFrom(recv.fact);
     }
-    case Method::Cuda: return recv;
+    case Method::Cuda: return onGpu(recv, a, "Tensor.cuda");
     case Method::CopyInto: {
       const Arg* src = a.at(0, "src");
       if (src && src->value.fact.kind == Kind::HostTensor) {
@@ -322,13 +402,17 @@ Value Lowerer::callTensorMethod(const Value& recv, std::string_view method, Call
     }
     case Method::Backward: {
       auto& e = emit(EventKind::Backward, at, api);
+      stamp(e, recv.fact);
       if (!recv.path.empty()) e.reads.push_back(recv.path);
       return {};
     }
-    case Method::SyncingOp:
+    case Method::SyncingOp: {
       emitWork(at, operands, api);
-      emit(EventKind::HostSync, at, api).sync = SyncKind::ValueRead;
-      return make(Kind::CudaTensor);
+      auto& s = emit(EventKind::HostSync, at, api);
+      s.sync = SyncKind::ValueRead;
+      stamp(s, recv.fact);
+      return cudaFrom(recv.fact);
+    }
     case Method::InPlace: {
       auto& e = emitWork(at, operands, api);
       if (!recv.path.empty()) e.writes.push_back(recv.path);
@@ -337,7 +421,7 @@ Value Lowerer::callTensorMethod(const Value& recv, std::string_view method, Call
     case Method::PinMemory:
     case Method::Other:
       emitWork(at, operands, api);
-      return make(Kind::CudaTensor);
+      return cudaFrom(recv.fact);
   }
   return {};
 }

@@ -71,6 +71,7 @@ model::Event& Lowerer::emitWork(TSNode at, const std::vector<Value>& args, std::
   auto& e = emit(EventKind::Work, at, std::move(api));
   for (const auto& a : args)
     if (isCuda(a) && !a.path.empty()) e.reads.push_back(a.path);
+  if (const Fact* f = strongestCuda(args)) stamp(e, *f);
   return e;
 }
 
@@ -78,9 +79,12 @@ void Lowerer::readValue(TSNode at, const Value& v, SyncKind why, const char* api
   if (isCuda(v)) {
     auto& e = emit(EventKind::HostSync, at, api);
     e.sync = why;
+    stamp(e, v.fact);
     if (!v.path.empty()) e.reads.push_back(v.path);
   } else if (v.fact.kind == Kind::HostTensor && v.fact.pendingCopy) {
-    emit(EventKind::HostRead, at, api).value = v.path;
+    auto& r = emit(EventKind::HostRead, at, api);
+    r.value = v.path;
+    stamp(r, v.fact);
   }
 }
 
@@ -115,6 +119,7 @@ Value Lowerer::eval(TSNode e) {
     v.path = std::string(text(e, mc_.src));
     v.fact = lookup(v.path);
     if (v.fact.kind == Kind::Unknown) v.canonical = mc_.imports.canonical(v.path);
+    deviceByName(v, e);
     return v;
   }
   if (!std::strcmp(t, "call")) return evalCall(e);
@@ -125,6 +130,15 @@ Value Lowerer::eval(TSNode e) {
       !std::strcmp(t, "unary_operator") || !std::strcmp(t, "boolean_operator") ||
       !std::strcmp(t, "not_operator"))
     return evalOperator(e);
+  if (!std::strcmp(t, "string")) {  // "cuda", "cuda:0", f"cuda:{rank}", "cpu": device names
+    std::string_view s = text(e, mc_.src);
+    size_t q = s.find_first_of("\"'");
+    std::string_view body = q == std::string_view::npos ? s : s.substr(q + 1);
+    if (body.rfind("cuda", 0) == 0 && (body.size() == 5 || body[4] == ':' || body[4] == body.back()))
+      return Value{Fact{Kind::CudaDevice}, "", "", false};
+    if (body.rfind("cpu", 0) == 0 && body.size() == 4) return Value{Fact{Kind::HostDevice}, "", "", false};
+    // other strings: their interpolations (f"{t.item()}") are evaluated below
+  }
   if (!std::strcmp(t, "lambda") || !std::strcmp(t, "integer") || !std::strcmp(t, "float") ||
       !std::strcmp(t, "true") || !std::strcmp(t, "false") || !std::strcmp(t, "none"))
     return {};
@@ -138,13 +152,25 @@ Value Lowerer::eval(TSNode e) {
     Value cond = eval(ts_node_named_child(e, 1));
     Value b = eval(ts_node_named_child(e, 2));
     readValue(e, cond, SyncKind::ValueRead, "bool");
+    // `"cuda" if torch.cuda.is_available() else "cpu"`: code written for the GPU, with a
+    // CPU fallback; its GPU branch is what runs where streams matter.
+    if ((a.fact.kind == Kind::CudaDevice) != (b.fact.kind == Kind::CudaDevice) &&
+        (a.fact.kind == Kind::HostDevice || b.fact.kind == Kind::HostDevice)) {
+      Value d{Fact{Kind::CudaDevice}, "", "", false};
+      d.fact.conf = model::Confidence::Medium;
+      d.fact.why = because(nullptr, locOf(e), "the device is chosen as CUDA when one is available");
+      return d;
+    }
+    // `torch.cuda.stream(s) if c else nullcontext()`: a region when c holds.
+    if (a.fact.kind == Kind::StreamContext && b.fact.kind != Kind::StreamContext) return a;
+    if (b.fact.kind == Kind::StreamContext && a.fact.kind != Kind::StreamContext) return b;
     return a.fact.kind == b.fact.kind ? a : Value{};
   }
   bool comprehension = !std::strcmp(t, "list_comprehension") || !std::strcmp(t, "generator_expression") ||
                        !std::strcmp(t, "set_comprehension") || !std::strcmp(t, "dictionary_comprehension");
   if (!std::strcmp(t, "for_in_clause")) {  // iterating a CUDA tensor yields CUDA tensors
     Value r = eval(field(e, "right"));
-    bind(field(e, "left"), isCuda(r) ? tensor(Kind::CudaTensor) : Value{});
+    bind(field(e, "left"), isCuda(r) ? cudaFrom(r.fact) : Value{});
     return {};
   }
   Value last;
@@ -158,7 +184,7 @@ Value Lowerer::eval(TSNode e) {
         first = false;
         Value r = eval(field(c, "right"));
         saved = pushScope(model::ScopeKind::Loop, e);
-        bind(field(c, "left"), isCuda(r) ? tensor(Kind::CudaTensor) : Value{});
+        bind(field(c, "left"), isCuda(r) ? cudaFrom(r.fact) : Value{});
       } else if (is(c, "for_in_clause") || is(c, "if_clause")) {
         eval(c);
       }
@@ -200,7 +226,11 @@ Value Lowerer::evalAttribute(TSNode e) {
     return {};
   }
   if (obj.fact.kind == Kind::HostTensor && attr == "device") return tensor(Kind::HostDevice);
-  if (!path.empty()) return Value{lookup(path), path, "", false};
+  if (!path.empty()) {
+    Value v{lookup(path), path, "", false};
+    deviceByName(v, e);
+    return v;
+  }
   return {};
 }
 
@@ -215,14 +245,17 @@ Value Lowerer::evalSubscript(TSNode e) {
   if (isCuda(base)) {
     // Basic indexing (ints, slices) is a view: no kernel. Indexing with a tensor gathers on
     // the GPU; a boolean mask sizes its output from the data, so the host waits (like nonzero).
-    if (!isCuda(idx)) return tensor(Kind::CudaTensor);
+    if (!isCuda(idx)) return cudaFrom(base.fact);
     if (is(ts_node_named_child(e, 1), "comparison_operator"))
       readValue(e, idx, SyncKind::ValueRead, "mask-index");
     emitWork(e, {base, idx}, "index");
-    return tensor(Kind::CudaTensor);
+    return cudaFrom(base.fact);
   }
-  if (base.fact.kind == Kind::HostTensor && base.fact.pendingCopy)
-    emit(EventKind::HostRead, e, "index").value = base.path;
+  if (base.fact.kind == Kind::HostTensor && base.fact.pendingCopy) {
+    auto& r = emit(EventKind::HostRead, e, "index");
+    r.value = base.path;
+    stamp(r, base.fact);
+  }
   Fact f = base.path.empty() ? Fact{} : lookup(base.path + "[]");
   return Value{f, base.path.empty() ? "" : base.path + "[]", "", false};
 }
@@ -243,10 +276,15 @@ Value Lowerer::evalOperator(TSNode e) {
     if (op.find(" is ") != std::string_view::npos || op.find(" in ") != std::string_view::npos) return {};
   }
   for (const auto& v : operands)
-    if (v.fact.kind == Kind::HostTensor && v.fact.pendingCopy) emit(EventKind::HostRead, e, "operator").value = v.path;
+    if (v.fact.kind == Kind::HostTensor && v.fact.pendingCopy) {
+      auto& r = emit(EventKind::HostRead, e, "operator");
+      r.value = v.path;
+      stamp(r, v.fact);
+    }
   if (!anyCuda) return {};
+  useOnStream(operands, e);
   emitWork(e, operands, "operator");
-  return tensor(Kind::CudaTensor);
+  return cudaFrom(*strongestCuda(operands));
 }
 
 Value Lowerer::evalCall(TSNode call) {
@@ -318,24 +356,33 @@ Value Lowerer::evalCall(TSNode call) {
   if (is(fnNode, "identifier")) {
     std::string name(text(fnNode, mc_.src));
     if (mc_.functions.count(name)) {
+      callWork(call, a.pos, name);
       emit(EventKind::Call, call, name).callee = name;
       return {};
     }
     if (isHostValueBuiltin(name) || isPrintLike(name)) {
       for (const auto& arg : a.pos) readValue(call, arg.value, SyncKind::ValueRead, name.c_str());
     }
-    return {};
+    if (isHostBuiltin(name) || !mc_.imports.canonical(name).empty()) return {};
+    Value callee{lookup(name), name, "", false};
+    return moduleCall(callee, name, a);
   }
   if (!method.empty()) {
     if (recv.path == "self" && !className_.empty()) {
       std::string callee = className_ + "." + std::string(method);
       if (mc_.functions.count(callee)) {
+        callWork(call, a.pos, callee);
         emit(EventKind::Call, call, callee).callee = callee;
         return {};
       }
+      // `self.layer(x)`: a submodule (an attribute, not a method of this class).
+      std::string attr = "self." + std::string(method);
+      return moduleCall(Value{lookup(attr), attr, "", false}, attr, a);
     }
     return callMethod(recv, method, a);
   }
+  // `self.layers[i](x)`, `make_head()(x)`
+  if (!is(fnNode, "attribute")) return moduleCall(recv, text(fnNode, mc_.src).substr(0, 40), a);
   return {};
 }
 

@@ -63,8 +63,17 @@ void Lowerer::lowerParameters(TSNode params) {
     TSNode type = field(p, "type");
     // `tokens_cpu: Tensor` is a tensor, but its name says where it lives.
     bool hostByName = name.find("cpu") != std::string::npos || name.find("host") != std::string::npos;
-    if (!ts_node_is_null(type) && annotationIsTensor(text(type, mc_.src)))
-      env_[name] = Fact{hostByName ? Kind::HostTensor : Kind::CudaTensor};
+    // An annotation says "a tensor", not where it lives: a low-confidence guess in a file that
+    // touches CUDA, promoted when the body uses it on the GPU; nothing in CPU-only files.
+    if (!ts_node_is_null(type) && annotationIsTensor(text(type, mc_.src))) {
+      if (hostByName) env_[name] = Fact{Kind::HostTensor};
+      else if (mc_.touchesCuda) {
+        Fact f{Kind::CudaTensor};
+        f.conf = model::Confidence::Low;
+        f.why = because(nullptr, locOf(p), "'" + name + "' is annotated as a tensor; its device is not known");
+        env_[name] = f;
+      }
+    }
   }
 }
 
@@ -246,8 +255,20 @@ void Lowerer::lowerLoop(TSNode s) {
   bool isFor = is(s, "for_statement");
   Value iterable = isFor ? eval(field(s, "right")) : Value{};
   int saved = pushScope(ScopeKind::Loop, s);
-  // Iterating a CUDA tensor yields CUDA tensors; anything else yields unknown values.
-  if (isFor) bind(field(s, "left"), iterable.fact.kind == Kind::CudaTensor ? iterable : Value{});
+  // Iterating a CUDA tensor yields CUDA tensors; anything else yields unknown values (a loader's
+  // batches: copying one to the GPU is a real host-to-device copy).
+  if (isFor) {
+    bind(field(s, "left"), iterable.fact.kind == Kind::CudaTensor ? iterable : Value{});
+    if (iterable.fact.kind != Kind::CudaTensor) {
+      std::vector<TSNode> todo{field(s, "left")};
+      while (!todo.empty()) {
+        TSNode t = todo.back();
+        todo.pop_back();
+        if (is(t, "identifier")) loopBound_.insert(std::string(text(t, mc_.src)));
+        else for (TSNode c : NamedChildren(t)) todo.push_back(c);
+      }
+    }
+  }
   else condition(field(s, "condition"));
   lowerBlock(field(s, "body"));
   popScope(saved);

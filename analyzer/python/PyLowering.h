@@ -1,10 +1,15 @@
 // Lowers one Python function body (or module-level code) into a model::Function.
 //
-// It tracks, per name, what the name holds (a CUDA tensor, a host tensor, a stream, an event,
-// a container of streams...), only from evidence: torch ops and factories, `.cuda()`,
-// `device="cuda"`, parameter annotations. Unknown values produce no events, so rules never
-// fire on guesses.
+// It tracks, per name, what the name holds (a CUDA tensor, a host tensor, a tensor whose device
+// is not known, a stream, an event, a module on the GPU...), flow-sensitively in statement
+// order. Each CUDA fact carries a confidence and the chain of reasons that made it
+// (model::Evidence): direct evidence (torch factories with a CUDA device, `.cuda()`, torch ops
+// on CUDA values) is high; inference from use (a side-stream region, `record_stream`, the
+// output of a module on the GPU, what the project's callers pass in) is medium; a bare
+// `torch.Tensor` annotation only says "a tensor" (low, hidden by default). CPU evidence
+// (`.cpu()`, a factory without a device, numpy) wins over inference.
 #pragma once
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -22,6 +27,7 @@ enum class Kind : uint8_t {
   Unknown,
   CudaTensor,
   HostTensor,
+  CudaModule,       // an nn.Module moved to the GPU (`Net().cuda()`, `model.to(cuda_device)`)
   Stream,
   Event,
   StreamContainer,  // dict/list/attribute holding streams (the seed's `backward_streams[device]`)
@@ -31,12 +37,23 @@ enum class Kind : uint8_t {
   Callable,         // a known API function object
 };
 
+// The reasons a value is what it is, newest first; shared by every copy of the fact.
+struct Why {
+  model::Evidence ev;
+  std::shared_ptr<const Why> prev;
+};
+using WhyPtr = std::shared_ptr<const Why>;
+WhyPtr because(WhyPtr prev, Loc loc, std::string text);
+std::vector<model::Evidence> chainOf(const WhyPtr& w, size_t max = 3);  // origin first
+
 struct Fact {
   Kind kind = Kind::Unknown;
   model::StreamRef stream;      // Stream / StreamContext: which stream
   bool pinned = false;          // HostTensor: page-locked
   bool local = false;           // produced in this function (its producer stream is known)
   bool pendingCopy = false;     // HostTensor: target of a non_blocking D2H copy not yet synced
+  model::Confidence conf = model::Confidence::High;  // CudaTensor/CudaModule/CudaDevice
+  WhyPtr why;                   // what made it so (CudaTensor/CudaModule/CudaDevice)
 };
 
 // The value of an expression: its fact, its access path when it names storage, and whether
@@ -56,6 +73,9 @@ struct ModuleContext {
   std::unordered_map<std::string, Fact> globals;               // module-level names
   std::unordered_map<std::string, std::unordered_map<std::string, Fact>> classAttrs;  // "self.x"
   const ProjectKnowledge* knowledge = nullptr;                 // config: project helpers
+  // The file names CUDA (`cuda`, an accelerator): only then is a tensor of unknown device
+  // worth a (low-confidence) guess. A file that never touches CUDA is CPU code.
+  bool touchesCuda = false;
 };
 
 class Lowerer {
@@ -101,7 +121,7 @@ class Lowerer {
   Value evalOperator(TSNode e);
   Value callApi(Api api, const Value& callee, CallArgs& a);
   Value callMethod(const Value& in, std::string_view method, CallArgs& a);
-  Value callTensorMethod(const Value& recv, std::string_view method, CallArgs& a);
+  Value callTensorMethod(const Value& in, std::string_view method, CallArgs& a);
   Value callHostTensorMethod(const Value& recv, std::string_view method, CallArgs& a);
   Value copyToDevice(const Value& src, CallArgs& a, const char* api);
   void readValue(TSNode at, const Value& v, model::SyncKind why, const char* api);
@@ -110,6 +130,24 @@ class Lowerer {
   std::string pathOf(TSNode e) const;
   std::string dotted(TSNode e) const;  // "a.b.c" for attribute chains of identifiers, else ""
   Fact lookup(const std::string& path) const;
+
+  // CUDA values and their reasons (PyFacts.cpp).
+  Value cudaNew(TSNode at, std::string why, model::Confidence c = model::Confidence::High);
+  static Value cudaFrom(const Fact& origin);
+  static const Fact* strongestCuda(const std::vector<Value>& vs);
+  static void stamp(model::Event& e, const Fact& f);
+
+  // Inference from use (PyInfer.cpp).
+  void asTensor(Value& v, TSNode at, const std::string& why);
+  void useOnStream(Value& v, TSNode at);
+  void useOnStream(std::vector<Value>& vs, TSNode at);
+  void copiedAsync(Value& v, TSNode at);
+  Value onGpu(const Value& recv, CallArgs& a, const char* api);
+  Value moduleCall(const Value& callee, std::string_view calleeText, const CallArgs& a);
+  Value toDevice(Value recv, std::string_view method, CallArgs& a);
+  bool loopBound(const std::string& path) const;
+  void deviceByName(Value& v, TSNode at) const;
+  void callWork(TSNode call, const std::vector<Arg>& args, const std::string& callee);
 
   model::Event& emit(model::EventKind k, TSNode at, std::string api = {});
   model::Event& emitWork(TSNode at, const std::vector<Value>& args, std::string api);
@@ -122,6 +160,7 @@ class Lowerer {
   int depth_ = 0;  // expression nesting (eval recursion)
   static constexpr int kMaxDepth = 400;
   std::unordered_map<std::string, Fact> env_;
+  std::unordered_set<std::string> loopBound_;  // names bound from a `for` target (loader batches)
 };
 
 }  // namespace sl::py

@@ -11,7 +11,8 @@
 //   * stream/event APIs and non_blocking copies: their names (stream, Stream, Event,
 //     current_stream, wait_stream, non_blocking...), or an alias a `from ... import` line
 //     binds next to such a name; project-configured helpers (their last name);
-//   * a CUDA value: a string holding "cuda" (device strings), `.cuda(`, current_device /
+//   * a CUDA value: a string holding "cuda" (device strings), a name the frontend takes for a
+//     device (`device`, `self._device`, `local_rank`), `.cuda(`, current_device /
 //     empty_cache, an integer device (`device=0`, `.to(0)`, `device(0)`), a parameter
 //     annotated `Tensor` / `torch.Tensor` (bare, Optional[...] or `| None`);
 //   * clock reads: calls of time/perf_counter/monotonic/default_timer... or their aliases.
@@ -41,6 +42,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "python/PyApiTable.h"
 #include "python/PyFunctionRoles.h"
 
 namespace sl::py {
@@ -499,6 +501,10 @@ class Planner {
                           "default_stream", "wait_stream", "wait_event", "record_stream", "record_event",
                           "non_blocking"})
       if (int id = findId(w); id >= 0) mark(streamWords_, uint32_t(id));
+    // Names the frontend takes for a GPU device in a file that uses CUDA (`device`,
+    // `self._device`, `local_rank`: python/PyApiTable.h looksLikeDeviceName) are CUDA evidence.
+    for (size_t id = 0; id < words_.size(); ++id)
+      if (looksLikeDeviceName(words_[id].text)) mark(cudaWords_, uint32_t(id));
     for (const char* w : {"time", "perf_counter", "monotonic", "time_ns", "perf_counter_ns", "monotonic_ns",
                           "default_timer"})  // the clock functions of PyApiTable
       if (int id = findId(w); id >= 0) mark(clockWords_, uint32_t(id));

@@ -59,6 +59,9 @@ class ModuleLowering {
   ModuleLowering(const SourceFile& file, model::Module& m, const ProjectKnowledge& k) : file_(file), m_(m) {
     mc_.src = file.text();
     mc_.knowledge = &k;
+    mc_.touchesCuda = mc_.src.find("cuda") != std::string_view::npos ||
+                      mc_.src.find("accelerator") != std::string_view::npos ||
+                      mc_.src.find("non_blocking") != std::string_view::npos;
   }
 
   void run(TSNode root) {

@@ -87,6 +87,38 @@ Finding& RuleContext::report(Loc loc, std::string message) {
   return out_.back();
 }
 
+// A finding is as sure as the least sure event at its location, and carries the chain that
+// made those values CUDA tensors: properties for SARIF/JSON, notes (after the rule's own) for the
+// links that are not on the finding's own line, so a reviewer sees *why* in seconds.
+void attachEvidence(Finding& f, const model::Module& m) {
+  model::Confidence conf = model::Confidence::High;
+  const model::Event* best = nullptr;
+  for (const auto& fn : m.functions)
+    for (const auto& e : fn.events) {
+      if (!(e.loc == f.loc)) continue;
+      if (e.confidence < conf || (!best && !e.evidence.empty())) best = &e;
+      conf = std::min(conf, e.confidence);
+    }
+  f.properties["confidence"] = model::confidenceName(conf);
+  if (!best || best->evidence.empty()) return;
+  nlohmann::json chain = nlohmann::json::array();
+  for (const auto& ev : best->evidence) chain.push_back({{"line", ev.loc.line}, {"message", ev.text}});
+  f.properties["evidence"] = std::move(chain);
+  const auto& links = best->evidence;
+  if (conf == model::Confidence::High) {  // facts the code states: show where, if elsewhere
+    for (const auto& ev : links)
+      if (ev.loc.line != f.loc.line && ev.loc.line > 0) f.notes.push_back({m.path, ev.loc, ev.text});
+    return;
+  }
+  // An inference: the whole chain in one note at its origin, so the reasoning reads in order.
+  std::string why = std::string(model::confidenceName(conf)) + " confidence: " + links.front().text;
+  for (size_t i = 1; i < links.size(); ++i)
+    why += "; " + links[i].text + (links[i].loc.line == links.front().loc.line
+                                       ? std::string()
+                                       : " (line " + std::to_string(links[i].loc.line) + ")");
+  f.notes.push_back({m.path, links.front().loc, why});
+}
+
 void RuleContext::note(Finding& f, Loc loc, std::string message) {
   f.notes.push_back({module_.path, loc, std::move(message)});
 }

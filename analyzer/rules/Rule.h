@@ -56,6 +56,10 @@ class Rule {
   virtual void check(RuleContext& ctx) const = 0;
 };
 
+// Sets `f.properties.confidence` from the events at the finding's location and appends their
+// chain of evidence (why the values are CUDA tensors) as properties and notes.
+void attachEvidence(Finding& f, const model::Module& m);
+
 // The catalogue, in ID order (generated registry + embedded rule.md and examples).
 const std::vector<RuleInfo>& ruleCatalogue();
 const RuleInfo* findRule(const std::string& id);

@@ -17,6 +17,18 @@ def unknown_values(loader):
         print(loss.item())  # no evidence that `loss` is a CUDA tensor
 
 
+def cpu_statistics(x: torch.Tensor):
+    # An annotation says "a tensor", not "on the GPU": no finding by default (low confidence).
+    for i in range(3):
+        print(x.sum().item())
+
+
+def pinned_async_batches(model, loader, device):
+    for inputs in loader:
+        inputs = inputs.to(device, non_blocking=True)
+        model(inputs)
+
+
 import torch.nn as nn
 
 

@@ -25,3 +25,8 @@ def _do_backward(loss: torch.Tensor):
 def through_helper(loss: torch.Tensor, s):
     with torch.cuda.stream(s):
         _do_backward(loss)  # expect: SL401
+
+
+def untyped_loss(loss, s):
+    with torch.cuda.stream(s):
+        loss.backward()  # expect: SL401

@@ -1,0 +1,158 @@
+// Inference from use: values of unknown origin (parameters, loader batches, module outputs)
+// become CUDA tensors when the code uses them the way only GPU tensors are used. Each step adds
+// a link to the value's chain of reasons and never raises confidence above what the use proves:
+// "a tensor" (tensor-only method, torch op argument) is low; "on the GPU" (used on a side
+// stream, output of a module on the GPU or of a module given CUDA inputs) is medium.
+#include <cctype>
+
+#include "python/PyLowering.h"
+
+namespace sl::py {
+
+using model::Confidence;
+
+namespace {
+std::string rootOf(const std::string& path) { return path.substr(0, path.find_first_of(".[")); }
+}  // namespace
+
+// `v` is used as a tensor: in a file that touches CUDA it becomes a CUDA tensor of low
+// confidence (an annotation or a tensor method says nothing about the device).
+void Lowerer::asTensor(Value& v, TSNode at, const std::string& why) {
+  if (v.fact.kind != Kind::Unknown || v.path.empty() || !v.canonical.empty() || !mc_.touchesCuda) return;
+  if (v.path == "self" || v.path.rfind("self.", 0) != 0 && v.path.find('.') != std::string::npos &&
+                              !mc_.imports.canonical(rootOf(v.path)).empty())
+    return;  // `np.x`, `math.pi`: names of other libraries
+  v.fact = Fact{};
+  v.fact.kind = Kind::CudaTensor;
+  v.fact.conf = Confidence::Low;
+  v.fact.why = because(nullptr, locOf(at), "'" + v.path + "' " + why + "; its device is not known");
+  env_[v.path] = v.fact;
+}
+
+// A tensor used on a side stream lives on the GPU: CUDA streams order GPU work only.
+void Lowerer::useOnStream(Value& v, TSNode at) {
+  if (v.fact.kind != Kind::CudaTensor || v.fact.conf != Confidence::Low) return;
+  model::StreamRef s = model::effectiveStream(fn_, scope_);
+  if (!s.isSide()) return;
+  v.fact.conf = Confidence::Medium;
+  v.fact.why = because(v.fact.why, locOf(at),
+                       (v.path.empty() ? std::string("the value") : "'" + v.path + "'") + " is used on " +
+                           s.describe() + ", so it is on the GPU");
+  if (!v.path.empty()) {
+    Fact& f = env_[v.path];
+    if (f.kind == Kind::CudaTensor) f.conf = v.fact.conf, f.why = v.fact.why;
+    else if (f.kind == Kind::Unknown) f = v.fact;
+  }
+}
+
+// `t.to("cpu", non_blocking=True)`, `host.copy_(t, non_blocking=True)`: asking for an
+// asynchronous copy to the host only makes sense for a GPU tensor.
+void Lowerer::copiedAsync(Value& v, TSNode at) {
+  if (v.fact.kind != Kind::CudaTensor || v.fact.conf != Confidence::Low) return;
+  v.fact.conf = Confidence::Medium;
+  v.fact.why = because(v.fact.why, locOf(at), "it is copied to the host with non_blocking=True, which only GPU tensors do");
+  if (!v.path.empty() && env_[v.path].kind == Kind::CudaTensor) env_[v.path].conf = v.fact.conf, env_[v.path].why = v.fact.why;
+}
+
+void Lowerer::useOnStream(std::vector<Value>& vs, TSNode at) {
+  for (auto& v : vs) useOnStream(v, at);
+}
+
+// `model(x)`, `self.layer(x)`, `criterion(out, y)`: the output of a module on the GPU, or of a
+// callable given a CUDA tensor, is on the GPU (modules keep their outputs on their inputs'
+// device). Never for builtins, other libraries' functions or the project's own functions
+// (those have summaries).
+Value Lowerer::moduleCall(const Value& callee, std::string_view calleeText, const CallArgs& a) {
+  callWork(a.call, a.pos, std::string(calleeText));
+  if (callee.fact.kind == Kind::CudaModule) {
+    Value v = cudaFrom(callee.fact);
+    v.fact.conf = std::min(v.fact.conf, Confidence::Medium);
+    v.fact.why = because(callee.fact.why, locOf(a.call), "output of '" + std::string(calleeText) + "', a module on the GPU");
+    return v;
+  }
+  const Fact* best = nullptr;
+  const Arg* from = nullptr;
+  for (const auto& x : a.pos)
+    if (x.value.fact.kind == Kind::CudaTensor && (!best || x.value.fact.conf > best->conf))
+      best = &x.value.fact, from = &x;
+  if (!best) return {};
+  Value v = cudaFrom(*best);
+  v.fact.conf = std::min(best->conf, Confidence::Medium);
+  v.fact.why = because(best->why, locOf(a.call),
+                       "output of '" + std::string(calleeText) + "' called with the CUDA tensor '" +
+                           std::string(text(from->node, mc_.src)) + "'");
+  return v;
+}
+
+// `.cuda()` / `.to(device)` on a value of unknown kind: a module moves to the GPU, a host tensor
+// is copied there. The copy's blocking wait is certain only for a loader batch (bound by the
+// loop); elsewhere the value may already be on the GPU (then `.to` does nothing).
+Value Lowerer::toDevice(Value recv, std::string_view method, CallArgs& a) {
+  const Arg* d = method == "to" ? a.at(0, "device") : nullptr;
+  if (d && deviceKind(d) == Kind::HostDevice && truthy(a.keyword("non_blocking"))) {
+    asTensor(recv, a.call, "is copied to the host");  // then callTensorMethod infers the GPU
+    return recv.fact.kind == Kind::CudaTensor ? callTensorMethod(recv, method, a) : Value{};
+  }
+  if (method == "to" && (!d || deviceKind(d) != Kind::CudaDevice)) return {};
+  // `Net(...).cuda()` constructs a module; otherwise the receiver's name tells.
+  TSNode obj = field(field(a.call, "function"), "object");
+  bool module = looksLikeModuleName(recv.path);
+  if (is(obj, "call")) {
+    std::string_view ctor = text(field(obj, "function"), mc_.src);
+    ctor = ctor.substr(ctor.rfind('.') == std::string_view::npos ? 0 : ctor.rfind('.') + 1);
+    module = !ctor.empty() && std::isupper(static_cast<unsigned char>(ctor[0]));
+  }
+  if (module) {
+    Value v = cudaNew(a.call, "'" + (recv.path.empty() ? std::string("the module") : recv.path) + "' is moved to the GPU by ." +
+                                  std::string(method) + "(" + (d ? std::string(text(d->node, mc_.src)) : "") + ")",
+                      d && d->value.fact.kind == Kind::CudaDevice ? d->value.fact.conf : Confidence::High);
+    v.fact.kind = Kind::CudaModule;
+    if (!recv.path.empty()) env_[recv.path] = v.fact;  // Module.to/.cuda move in place
+    return v;
+  }
+  Value out = copyToDevice(recv, a, method == "to" ? "Tensor.to" : "Tensor.cuda");
+  if (!loopBound(recv.path)) {
+    // Not a loader batch: the copy (and its wait) is only a guess.
+    for (auto it = fn_.events.rbegin(); it != fn_.events.rend() && it->loc == locOf(a.call); ++it)
+      it->confidence = Confidence::Low;
+  }
+  return out;
+}
+
+// `device`, `self._device`, `batch.device` of unknown value: in a file that uses CUDA the
+// device the code moves its tensors to is the GPU.
+void Lowerer::deviceByName(Value& v, TSNode at) const {
+  if (v.fact.kind != Kind::Unknown || v.path.empty() || !v.canonical.empty() || !mc_.touchesCuda) return;
+  if (!looksLikeDeviceName(v.path)) return;
+  v.fact.kind = Kind::CudaDevice;
+  v.fact.conf = Confidence::Medium;
+  v.fact.why = because(nullptr, locOf(at), "'" + v.path + "' is taken to be a GPU: the file uses CUDA");
+}
+
+// A call inside a side-stream region that hands CUDA tensors to a module or to the project's
+// own function runs their GPU work on that stream: it reads them there.
+void Lowerer::callWork(TSNode call, const std::vector<Arg>& args, const std::string& callee) {
+  if (!model::effectiveStream(fn_, scope_).isSide()) return;
+  std::vector<Value> vs;
+  for (const auto& x : args) vs.push_back(x.value);
+  if (!strongestCuda(vs)) return;
+  useOnStream(vs, call);
+  emitWork(call, vs, callee);
+}
+
+// `t.cuda()` / `t.to(cuda_device)` on a tensor that may or may not be on the GPU: afterwards it
+// is, as surely as the device names the GPU (the copy, if any, is not modelled: it may be a no-op).
+Value Lowerer::onGpu(const Value& recv, CallArgs& a, const char* api) {
+  if (recv.fact.conf == Confidence::High) return recv;
+  const Arg* d = std::string_view(api) == "Tensor.to" ? a.at(0, "device") : nullptr;
+  Value v = cudaNew(a.call, std::string("moved to the GPU by ") + api + "(" + (d ? std::string(text(d->node, mc_.src)) : "") + ")",
+                    d && d->value.fact.kind == Kind::CudaDevice ? d->value.fact.conf : Confidence::High);
+  v.path = recv.path;
+  return v;
+}
+
+bool Lowerer::loopBound(const std::string& path) const {
+  return !path.empty() && loopBound_.count(rootOf(path)) > 0;
+}
+
+}  // namespace sl::py
