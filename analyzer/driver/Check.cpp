@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -218,6 +220,13 @@ CheckResult runCheck(const CheckOptions& opts) {
     }
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return size[a] > size[b]; });
   }
+  // One file naming CUDA makes the whole input set GPU code: model files rarely say "cuda".
+  bool usesCuda = false;
+  for (size_t i = 0; i < inputs.python.size() && !usesCuda; ++i) {
+    std::ifstream in(inputs.python[i], std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    usesCuda = py::namesCuda(text);
+  }
   const char* noPrefilter = std::getenv("STREAMLINT_NO_PREFILTER");
   const bool prefilter = opts.prefilter && !opts.dumpModel && !(noPrefilter && *noPrefilter);
   std::atomic<size_t> next{0}, done{0};
@@ -235,7 +244,7 @@ CheckResult runCheck(const CheckOptions& opts) {
         s.bytes = file->text().size();
         const Config& cfg = *pyConfigs[i];
         const bool low = (opts.minConfidence >= 0 ? opts.minConfidence : cfg.minConfidence.value_or(1)) == 0;
-        model::Module m = py::lowerPython(*file, s.diagnostics, cfg.knowledge, prefilter && !low);
+        model::Module m = py::lowerPython(*file, s.diagnostics, cfg.knowledge, prefilter && !low, usesCuda);
         s.hidden = judge(m, &*file, rules, cfg, opts, pyDeliberate[i], s.findings, s.deliberate);
         if (opts.dumpModel) s.dump = "# " + m.path + "\n" + model::dump(m);
         s.analysed = true;

@@ -193,6 +193,20 @@ bool isHostBuiltin(std::string_view n) {
   return t.count(n) > 0;
 }
 
+bool looksLikeTensorName(std::string_view name) {
+  std::string l(name);
+  for (auto& c : l) c = char(std::tolower(static_cast<unsigned char>(c)));
+  auto ends = [&](std::string_view suf) { return l.size() >= suf.size() && l.compare(l.size() - suf.size(), suf.size(), suf) == 0; };
+  if (l.rfind("num_", 0) == 0 || l.rfind("n_", 0) == 0 || ends("_len") || ends("_size") || ends("_count") ||
+      ends("_shape") || ends("_idx") || ends("_index") || ends("_dim") || (ends("_steps") && l != "timesteps"))
+    return false;
+  for (const char* w : {"latent", "timestep", "embed", "mask", "hidden", "logit", "tensor", "feat", "pixel",
+                        "noise", "weight", "grad", "output", "input", "emb", "attn", "query", "key", "value",
+                        "score", "prob", "label", "target", "image", "video", "audio", "sample", "ids", "token"})
+    if (l.find(w) != std::string::npos) return true;
+  return l == "x" || l == "y" || l == "t" || l == "out";
+}
+
 bool looksLikeDeviceName(std::string_view path) {
   std::string_view last = path.substr(path.rfind('.') == std::string_view::npos ? 0 : path.rfind('.') + 1);
   std::string l(last);

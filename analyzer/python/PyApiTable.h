@@ -63,6 +63,10 @@ bool isHostBuiltin(std::string_view name);
 // a module, not a tensor.
 bool looksLikeModuleName(std::string_view path);
 
+// A name that reads like a tensor ("latents", "attention_mask", "timesteps") rather than a count
+// or flag ("num_steps", "seq_len", "strength"): used to split a call's bundled results.
+bool looksLikeTensorName(std::string_view name);
+
 // A variable or attribute that names the device code runs on ("device", "self._device",
 // "local_rank", "val.device"): in a file that uses CUDA, that device is a GPU.
 bool looksLikeDeviceName(std::string_view path);

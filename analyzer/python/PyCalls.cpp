@@ -20,7 +20,6 @@ Value make(Kind k, StreamRef s = {}) {
   v.fact.local = true;
   return v;
 }
-bool isCuda(const Value& v) { return v.fact.kind == Kind::CudaTensor; }
 }  // namespace
 
 Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
@@ -157,9 +156,20 @@ Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a)
   if (recv.fact.kind == Kind::Unknown && !recv.path.empty() &&
       (method == "wait_stream" || method == "wait_event"))
     recv.fact = Fact{Kind::Stream, StreamRef{StreamKind::Unknown, recv.path}};
+  // x.repeat_interleave(counts) sizes its output from counts' values unless told output_size:
+  // with counts on the GPU the host waits to read them.
+  if (method == "repeat_interleave" && !a.pos.empty() && isCuda(a.pos[0].value) && !a.keyword("output_size")) {
+    Value counts = a.pos[0].value;
+    emitWork(a.call, {recv, counts}, "Tensor.repeat_interleave");
+    auto& s = emit(EventKind::HostSync, a.call, "Tensor.repeat_interleave");
+    s.sync = SyncKind::ValueRead;
+    stamp(s, counts.fact);
+    return cudaFrom(counts.fact);
+  }
   if (recv.fact.kind == Kind::Unknown && !recv.path.empty()) {
     if (method == "cuda" || method == "to") return toDevice(recv, method, a);
     if (isTensorOnlyMethod(method)) asTensor(recv, a.call, "calls ." + std::string(method) + "(), a tensor method");
+    if (recv.fact.kind == Kind::Unknown) return deviceResult(a, recv.path + "." + std::string(method));
   }
   switch (recv.fact.kind) {
     case Kind::CudaTensor: return callTensorMethod(recv, method, a);
@@ -260,8 +270,9 @@ Value Lowerer::copyToDevice(const Value& src, CallArgs& a, const char* api) {
   if (!src.path.empty()) c.reads.push_back(src.path);
   stamp(c, v.fact);
   // Without non_blocking, torch copies with cudaMemcpyAsync and then synchronizes the stream:
-  // the host waits for everything queued before the copy. (`non_blocking=flag` may be either.)
-  if (!nb || text(nb->node, mc_.src) == "False") {
+  // the host waits for everything queued before the copy. (`non_blocking=flag` may be either;
+  // an explicit `non_blocking=False` is a choice the author made.)
+  if (!nb) {
     auto& s = emit(EventKind::HostSync, a.call, api);
     s.sync = SyncKind::BlockingCopy;
     stamp(s, v.fact);

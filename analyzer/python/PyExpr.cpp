@@ -19,7 +19,6 @@ Value tensor(Kind k, std::string path = {}) {
   v.path = std::move(path);
   return v;
 }
-bool isCuda(const Value& v) { return v.fact.kind == Kind::CudaTensor; }
 }  // namespace
 
 const Lowerer::Arg* Lowerer::CallArgs::keyword(std::string_view name) const {
@@ -238,16 +237,26 @@ Value Lowerer::evalSubscript(TSNode e) {
   TSNode valueNode = field(e, "value");
   Value base = eval(valueNode);
   Value idx;
-  for (TSNode c : NamedChildren(e))
-    if (!ts_node_eq(c, valueNode)) idx = eval(c);
+  bool mask = false;  // a boolean index (comparison, `.bool()`): the output's size is data
+  for (TSNode c : NamedChildren(e)) {
+    if (ts_node_eq(c, valueNode)) continue;
+    if (is(c, "slice")) {  // `x[: n]` with a CUDA `n`: the host reads n to slice
+      for (TSNode b : NamedChildren(c)) readValue(b, eval(b), SyncKind::ValueRead, "slice");
+      continue;
+    }
+    Value v = eval(c);
+    if (isCuda(v) && (is(c, "comparison_operator") ||
+                      (is(c, "call") && text(field(field(c, "function"), "attribute"), mc_.src) == "bool")))
+      mask = true, idx = v;
+    else if (!isCuda(idx)) idx = v;
+  }
   if (base.fact.kind == Kind::StreamContainer)
     return Value{Fact{Kind::Stream, StreamRef::side(base.path + "[]")}, base.path + "[]", "", false};
   if (isCuda(base)) {
     // Basic indexing (ints, slices) is a view: no kernel. Indexing with a tensor gathers on
     // the GPU; a boolean mask sizes its output from the data, so the host waits (like nonzero).
     if (!isCuda(idx)) return cudaFrom(base.fact);
-    if (is(ts_node_named_child(e, 1), "comparison_operator"))
-      readValue(e, idx, SyncKind::ValueRead, "mask-index");
+    if (mask) readValue(e, idx, SyncKind::ValueRead, "mask-index");
     emitWork(e, {base, idx}, "index");
     return cudaFrom(base.fact);
   }
@@ -358,7 +367,7 @@ Value Lowerer::evalCall(TSNode call) {
     if (mc_.functions.count(name)) {
       callWork(call, a.pos, name);
       emit(EventKind::Call, call, name).callee = name;
-      return {};
+      return deviceResult(a, name);
     }
     if (isHostValueBuiltin(name) || isPrintLike(name)) {
       for (const auto& arg : a.pos) readValue(call, arg.value, SyncKind::ValueRead, name.c_str());
@@ -373,7 +382,7 @@ Value Lowerer::evalCall(TSNode call) {
       if (mc_.functions.count(callee)) {
         callWork(call, a.pos, callee);
         emit(EventKind::Call, call, callee).callee = callee;
-        return {};
+        return deviceResult(a, callee);
       }
       // `self.layer(x)`: a submodule (an attribute, not a method of this class).
       std::string attr = "self." + std::string(method);

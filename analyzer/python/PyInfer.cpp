@@ -19,8 +19,7 @@ std::string rootOf(const std::string& path) { return path.substr(0, path.find_fi
 // confidence (an annotation or a tensor method says nothing about the device).
 void Lowerer::asTensor(Value& v, TSNode at, const std::string& why) {
   if (v.fact.kind != Kind::Unknown || v.path.empty() || !v.canonical.empty() || !mc_.touchesCuda) return;
-  if (v.path == "self" || v.path.rfind("self.", 0) != 0 && v.path.find('.') != std::string::npos &&
-                              !mc_.imports.canonical(rootOf(v.path)).empty())
+  if (v.path == "self" || !mc_.imports.canonical(rootOf(v.path)).empty())
     return;  // `np.x`, `math.pi`: names of other libraries
   v.fact = Fact{};
   v.fact.kind = Kind::CudaTensor;
@@ -75,7 +74,7 @@ Value Lowerer::moduleCall(const Value& callee, std::string_view calleeText, cons
   for (const auto& x : a.pos)
     if (x.value.fact.kind == Kind::CudaTensor && (!best || x.value.fact.conf > best->conf))
       best = &x.value.fact, from = &x;
-  if (!best) return {};
+  if (!best) return deviceResult(a, calleeText);
   Value v = cudaFrom(*best);
   v.fact.conf = std::min(best->conf, Confidence::Medium);
   v.fact.why = because(best->why, locOf(a.call),
@@ -149,6 +148,35 @@ Value Lowerer::onGpu(const Value& recv, CallArgs& a, const char* api) {
                     d && d->value.fact.kind == Kind::CudaDevice ? d->value.fact.conf : Confidence::High);
   v.path = recv.path;
   return v;
+}
+
+// `encode(prompt, device=device)`, `retrieve_timesteps(sched, n, device)`: what a call given a
+// GPU device returns lives on that device.
+Value Lowerer::deviceResult(const CallArgs& a, std::string_view callee) {
+  const Arg* dev = nullptr;
+  for (const auto& x : a.pos)
+    if (x.value.fact.kind == Kind::CudaDevice) dev = &x;
+  for (const auto& [k, x] : a.kw)
+    if (x.value.fact.kind == Kind::CudaDevice) dev = &x;
+  if (!dev) return {};
+  Value v = cudaNew(a.call, "returned by '" + std::string(callee) + "' called with the GPU device '" +
+                                std::string(text(dev->node, mc_.src)) + "'",
+                    std::min(dev->value.fact.conf, Confidence::Medium));
+  if (dev->value.fact.why) v.fact.why = because(dev->value.fact.why, v.fact.why->ev.loc, v.fact.why->ev.text);
+  v.fact.mixed = true;  // `timesteps, num_steps = retrieve_timesteps(..., device)`
+  return v;
+}
+
+// A module's forward runs on the module's device: in code that uses CUDA, its tensor inputs
+// are on the GPU.
+void Lowerer::moduleInputs(TSNode at) {
+  for (const auto& p : fn_.params) {
+    auto it = env_.find(p);
+    if (it == env_.end() || it->second.kind != Kind::CudaTensor || it->second.conf != Confidence::Low) continue;
+    it->second.conf = Confidence::Medium;
+    it->second.why = because(it->second.why, locOf(at),
+                             "it is an input of " + className_ + ".forward, which runs on the module's device");
+  }
 }
 
 bool Lowerer::loopBound(const std::string& path) const {

@@ -155,7 +155,18 @@ void Lowerer::lowerAssignment(TSNode a) {
 
 void Lowerer::bind(TSNode target, const Value& v) {
   if (is(target, "pattern_list") || is(target, "tuple_pattern") || is(target, "list_pattern")) {
-    for (TSNode c : NamedChildren(target)) bind(c, Value{});
+    // `a, b = f(x_cuda)`: the parts of a CUDA result are CUDA tensors (or small metadata that
+    // nobody reads as a tensor), no surer than medium.
+    for (TSNode c : NamedChildren(target)) {
+      Value part;
+      if (v.fact.kind == Kind::CudaTensor) {
+        part = cudaFrom(v.fact);
+        // A bundle of tensors and counts: trust the part's name (`latents`, `mask` vs `num_steps`).
+        bool tensorName = !v.fact.mixed || looksLikeTensorName(text(c, mc_.src));
+        part.fact.conf = std::min(part.fact.conf, tensorName ? model::Confidence::Medium : model::Confidence::Low);
+      }
+      bind(c, part);
+    }
     return;
   }
   std::string p = pathOf(target);
@@ -253,12 +264,34 @@ void Lowerer::lowerIf(TSNode s) {
 
 void Lowerer::lowerLoop(TSNode s) {
   bool isFor = is(s, "for_statement");
-  Value iterable = isFor ? eval(field(s, "right")) : Value{};
+  // `for i, t in enumerate(ts)` / `for a, b in zip(xs, ys)`: each target gets its iterable's
+  // element (a CUDA tensor's elements are CUDA tensors; enumerate's counter is an int).
+  std::vector<Value> parts;
+  TSNode right = isFor ? field(s, "right") : TSNode{};
+  std::string_view over = is(right, "call") ? text(field(right, "function"), mc_.src) : "";
+  Value iterable;
+  if (over == "enumerate" || over == "zip") {
+    if (over == "enumerate") parts.emplace_back();
+    for (TSNode c : NamedChildren(field(right, "arguments"))) {
+      if (is(c, "keyword_argument")) continue;
+      Value v = eval(c);
+      parts.push_back(isCuda(v) ? cudaFrom(v.fact) : Value{});
+      if (over == "enumerate") break;
+    }
+  } else if (isFor) {
+    iterable = eval(right);
+  }
   int saved = pushScope(ScopeKind::Loop, s);
+  TSNode left = isFor ? field(s, "left") : TSNode{};
+  if (!parts.empty() && (is(left, "pattern_list") || is(left, "tuple_pattern"))) {
+    size_t k = 0;
+    for (TSNode c : NamedChildren(left)) bind(c, k < parts.size() ? parts[k++] : Value{});
+    left = TSNode{};  // bound
+  }
   // Iterating a CUDA tensor yields CUDA tensors; anything else yields unknown values (a loader's
   // batches: copying one to the GPU is a real host-to-device copy).
   if (isFor) {
-    bind(field(s, "left"), iterable.fact.kind == Kind::CudaTensor ? iterable : Value{});
+    if (!ts_node_is_null(left)) bind(left, iterable.fact.kind == Kind::CudaTensor ? iterable : Value{});
     if (iterable.fact.kind != Kind::CudaTensor) {
       std::vector<TSNode> todo{field(s, "left")};
       while (!todo.empty()) {

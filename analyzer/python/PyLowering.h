@@ -47,11 +47,15 @@ WhyPtr because(WhyPtr prev, Loc loc, std::string text);
 std::vector<model::Evidence> chainOf(const WhyPtr& w, size_t max = 3);  // origin first
 
 struct Fact {
+  Fact() = default;
+  explicit Fact(Kind k, model::StreamRef s = {}) : kind(k), stream(std::move(s)) {}
   Kind kind = Kind::Unknown;
   model::StreamRef stream;      // Stream / StreamContext: which stream
   bool pinned = false;          // HostTensor: page-locked
   bool local = false;           // produced in this function (its producer stream is known)
   bool pendingCopy = false;     // HostTensor: target of a non_blocking D2H copy not yet synced
+  bool mixed = false;           // CudaTensor: a call's result that may bundle non-tensors
+                                // (counts, flags): its unpacked parts are only low-confidence
   model::Confidence conf = model::Confidence::High;  // CudaTensor/CudaModule/CudaDevice
   WhyPtr why;                   // what made it so (CudaTensor/CudaModule/CudaDevice)
 };
@@ -65,6 +69,8 @@ struct Value {
   bool isCall = false;
 };
 
+inline bool isCuda(const Value& v) { return v.fact.kind == Kind::CudaTensor; }
+
 // Facts and names shared by all functions of one module.
 struct ModuleContext {
   std::string_view src;
@@ -76,12 +82,15 @@ struct ModuleContext {
   // The file names CUDA (`cuda`, an accelerator): only then is a tensor of unknown device
   // worth a (low-confidence) guess. A file that never touches CUDA is CPU code.
   bool touchesCuda = false;
+  std::unordered_map<std::string, std::string> classBases;  // "Block" -> "(nn.Module)"
 };
 
 class Lowerer {
  public:
   Lowerer(ModuleContext& mc, model::Function& fn, std::string className);
   void lowerParameters(TSNode params);
+  // In `forward` of an nn.Module: tensor parameters are the module's inputs, on its device.
+  void moduleInputs(TSNode at);
   void lowerBlock(TSNode block);
   // self.* facts learned in this function (seeds the class's other methods).
   std::unordered_map<std::string, Fact> selfFacts() const;
@@ -143,6 +152,7 @@ class Lowerer {
   void useOnStream(std::vector<Value>& vs, TSNode at);
   void copiedAsync(Value& v, TSNode at);
   Value onGpu(const Value& recv, CallArgs& a, const char* api);
+  Value deviceResult(const CallArgs& a, std::string_view callee);
   Value moduleCall(const Value& callee, std::string_view calleeText, const CallArgs& a);
   Value toDevice(Value recv, std::string_view method, CallArgs& a);
   bool loopBound(const std::string& path) const;

@@ -56,12 +56,11 @@ TSNode unwrapDecorated(TSNode n) {
 
 class ModuleLowering {
  public:
-  ModuleLowering(const SourceFile& file, model::Module& m, const ProjectKnowledge& k) : file_(file), m_(m) {
+  ModuleLowering(const SourceFile& file, model::Module& m, const ProjectKnowledge& k, bool projectUsesCuda)
+      : file_(file), m_(m) {
     mc_.src = file.text();
     mc_.knowledge = &k;
-    mc_.touchesCuda = mc_.src.find("cuda") != std::string_view::npos ||
-                      mc_.src.find("accelerator") != std::string_view::npos ||
-                      mc_.src.find("non_blocking") != std::string_view::npos;
+    mc_.touchesCuda = projectUsesCuda || namesCuda(mc_.src);
   }
 
   void run(TSNode root) {
@@ -84,6 +83,7 @@ class ModuleLowering {
         mc_.functions.insert(std::string(text(field(d, "name"), mc_.src)));
       } else if (is(d, "class_definition")) {
         std::string cls(text(field(d, "name"), mc_.src));
+        mc_.classBases[cls] = std::string(text(field(d, "superclasses"), mc_.src));
         for (TSNode m : NamedChildren(field(d, "body"))) {
           TSNode md = unwrapDecorated(m);
           if (is(md, "function_definition"))
@@ -110,6 +110,9 @@ class ModuleLowering {
     model::Function& f = newFunction(name, def);
     Lowerer low(mc_, f, cls);
     low.lowerParameters(field(def, "parameters"));
+    if (auto b = mc_.classBases.find(cls); b != mc_.classBases.end() && name == cls + ".forward" &&
+                                           b->second.find("Module") != std::string::npos)
+      low.moduleInputs(def);
     TSNode body = field(def, "body");
     low.lowerBlock(body);
     if (!cls.empty())
@@ -146,8 +149,13 @@ class ModuleLowering {
 
 }  // namespace
 
+bool namesCuda(std::string_view t) {
+  return t.find("cuda") != std::string_view::npos || t.find("accelerator") != std::string_view::npos ||
+         t.find("non_blocking") != std::string_view::npos;
+}
+
 model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnostics,
-                          const ProjectKnowledge& knowledge, bool prefilter) {
+                          const ProjectKnowledge& knowledge, bool prefilter, bool projectUsesCuda) {
   model::Module m;
   m.path = file.path();
   m.lang = model::Lang::Python;
@@ -198,7 +206,7 @@ model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnost
     d.message += "; analysed the parts that parsed";
     diagnostics.push_back(std::move(d));
   }
-  if (lowered) ModuleLowering(file, m, knowledge).run(root);
+  if (lowered) ModuleLowering(file, m, knowledge, projectUsesCuda).run(root);
   return m;
 }
 

@@ -15,7 +15,13 @@ namespace sl::py {
 // `prefilter`: parse and lower only the code that can matter to a rule (PyPrefilter.h); the
 // findings are the same, the model omits functions that can have no events, and syntax
 // errors in code that is not parsed go unreported.
+// `projectUsesCuda`: some file of the project names CUDA, so a tensor of unknown device in any
+// of its files may be on the GPU (model code rarely says "cuda"; the training script does).
 model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnostics,
-                          const ProjectKnowledge& knowledge = {}, bool prefilter = false);
+                          const ProjectKnowledge& knowledge = {}, bool prefilter = false,
+                          bool projectUsesCuda = false);
+
+// The text names CUDA: `cuda`, an accelerator, or a non_blocking copy.
+bool namesCuda(std::string_view text);
 
 }  // namespace sl::py

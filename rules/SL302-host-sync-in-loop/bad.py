@@ -29,6 +29,29 @@ def per_key_index(batch, n):
         batch[key] = val.index_select(1, idx)
 
 
+def denoise(pipe, n, device):
+    timesteps, num_steps = pipe.retrieve_timesteps(n, device)
+    for i, t in enumerate(timesteps):
+        t_norm = t.expand(4)[0].item()  # expect: SL302
+
+
+def ragged(logits, lens_list, device):
+    lens = torch.tensor(lens_list).to(device)
+    for i in range(4):
+        logits[i][: lens[i]]  # expect: SL302
+
+
+def per_layer(src, count, layers):
+    count = count.cuda()
+    for layer in layers:
+        src = src.repeat_interleave(count, dim=0)  # expect: SL302
+
+
+class Connector(torch.nn.Module):
+    def forward(self, hidden: torch.Tensor, mask: torch.Tensor, n: int):
+        return [hidden[i, mask[i].bool(), :] for i in range(n)]  # expect: SL302
+
+
 # Code that runs every step although no loop is in sight: the same stall, once per step.
 import torch.nn as nn
 from torch.autograd import Function

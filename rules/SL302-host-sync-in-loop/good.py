@@ -29,6 +29,32 @@ def pinned_async_batches(model, loader, device):
         model(inputs)
 
 
+def bundled_counts(pipe, n, device):
+    # Parts of a call's result that read like counts are not taken for tensors.
+    timesteps, num_steps = pipe.retrieve_timesteps(n, device)
+    for i in range(3):
+        if num_steps > 0:
+            pass
+
+
+def deliberate_blocking_copy(buffers, device):
+    for b in buffers:
+        b.data = b.data.to(device, non_blocking=False)  # the author chose to wait
+
+
+def known_output_size(src, count, layers, total):
+    count = count.cuda()
+    for layer in layers:
+        src = src.repeat_interleave(count, dim=0, output_size=total)
+
+
+def enumerate_counter(xs, device):
+    xs = xs.to(device)
+    for i, x in enumerate(xs):
+        if i == 0:
+            continue
+
+
 import torch.nn as nn
 
 
