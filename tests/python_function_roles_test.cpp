@@ -57,6 +57,24 @@ TEST(FunctionRoles, ClassesWhoseMethodsRunEveryStep) {
       "    def step(self): pass\n"
       "class Plain:\n"
       "    def forward(self, x): return x\n"
+      "class Unet(ModelMixin, ConfigMixin):\n"  // a base from another file, but it builds modules
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        # comment\n"
+      "\n"
+      "        self.conv = nn.Conv2d(1, 1, 1)\n"
+      "    def forward(self, x): return x\n"
+      "class Runner(Base):\n"                   // ... this one only stores a module it was given
+      "    def __init__(self, model):\n"
+      "        super().__init__()\n"
+      "        self.model = model\n"
+      "    def forward(self, x): return x\n"
+      "x = nn.Linear(1, 1)\n"                    // after the class: not its code
+      "class Holder(Base):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "    def forward(self, x): return x\n"
+      "self.later = nn.Linear(1, 1)\n"
       "def forward(x): return x\n");
   EXPECT_EQ(hotOf(m, "A.forward"), "nn.Module.forward");
   EXPECT_EQ(hotOf(m, "A.reset"), "");
@@ -72,6 +90,9 @@ TEST(FunctionRoles, ClassesWhoseMethodsRunEveryStep) {
   EXPECT_EQ(hotOf(m, "O.zero_grad"), "");
   EXPECT_EQ(hotOf(m, "Q.step"), "Optimizer.step");
   EXPECT_EQ(hotOf(m, "Plain.forward"), "");
+  EXPECT_EQ(hotOf(m, "Unet.forward"), "nn.Module.forward");
+  EXPECT_EQ(hotOf(m, "Runner.forward"), "");
+  EXPECT_EQ(hotOf(m, "Holder.forward"), "");
   EXPECT_EQ(hotOf(m, "forward"), "");
 }
 

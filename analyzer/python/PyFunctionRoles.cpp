@@ -36,6 +36,7 @@ struct FnDef {
 };
 
 struct ClassDef {
+  TSNode node{};   // the class_definition
   TSNode bases{};  // argument_list, or null
   std::vector<std::pair<std::string, std::string>> methods;  // (method, function name)
   ClassRole role = ClassRole::None;
@@ -86,7 +87,7 @@ class RoleFinder {
       } else if (is(d, "class_definition")) {
         std::string c(text(field(d, "name"), src_));
         ClassDef& def = classes_[c];
-        if (ts_node_is_null(def.bases)) def.bases = field(d, "superclasses");
+        if (ts_node_is_null(def.node)) def.node = d, def.bases = field(d, "superclasses");
         definitions(field(d, "body"), c + ".", c);
       } else if (cls.empty() && (is(d, "if_statement") || is(d, "try_statement"))) {
         for (TSNode c : NamedChildren(d))
@@ -103,13 +104,50 @@ class RoleFinder {
     if (c.resolved || c.resolving) return c.role;  // a cycle (invalid Python) resolves to None
     c.resolving = true;
     ClassRole role = ClassRole::None;
+    bool based = false;  // has a base other than object
     if (!ts_node_is_null(c.bases))
       for (TSNode b : NamedChildren(c.bases)) {
         if (!is(b, "identifier") && !is(b, "attribute")) continue;  // metaclass=..., Generic[T]
-        if ((role = baseRole(std::string(text(b, src_)))) != ClassRole::None) break;
+        std::string written(text(b, src_));
+        based |= written != "object";
+        if ((role = baseRole(written)) != ClassRole::None) break;
       }
+    // A base from another file (`class UNet(ModelMixin)`): the class is a Module when its own
+    // code builds one — it calls super().__init__ and stores torch.nn modules in `self.`.
+    if (role == ClassRole::None && based && buildsSubmodules(classText(c.node))) role = ClassRole::Module;
     c.role = role, c.resolving = false, c.resolved = true;
     return role;
+  }
+
+  // The class's text in the file, found by indentation: under the prefilter the tree may hold
+  // only parts of it. A line indented no deeper than `class` ends it (blank lines and comments
+  // do not); a string continued at column 0 ends it early, which only loses a detection.
+  std::string_view classText(TSNode cls) const {
+    size_t b = ts_node_start_byte(cls), indent = ts_node_start_point(cls).column, end = src_.size();
+    for (size_t nl = src_.find('\n', b); nl != std::string_view::npos; nl = src_.find('\n', nl + 1)) {
+      size_t p = nl + 1;
+      while (p < src_.size() && (src_[p] == ' ' || src_[p] == '\t')) ++p;
+      if (p >= src_.size()) break;
+      if (src_[p] == '\n' || src_[p] == '\r' || src_[p] == '#') continue;
+      if (p - (nl + 1) <= indent) {
+        end = nl + 1;
+        break;
+      }
+    }
+    return src_.substr(b, end - b);
+  }
+
+  static bool buildsSubmodules(std::string_view cls) {
+    if (cls.find("super(") == std::string_view::npos || cls.find("__init__(") == std::string_view::npos) return false;
+    for (size_t p = cls.find("self."); p != std::string_view::npos; p = cls.find("self.", p + 5)) {
+      size_t eol = cls.find('\n', p);
+      std::string_view line = cls.substr(p, eol == std::string_view::npos ? std::string_view::npos : eol - p);
+      size_t eq = line.find(" = ");
+      if (eq == std::string_view::npos) continue;
+      std::string_view rhs = line.substr(eq + 3);
+      if (rhs.starts_with("nn.") || rhs.starts_with("torch.nn.")) return true;
+    }
+    return false;
   }
 
   ClassRole baseRole(const std::string& written) {

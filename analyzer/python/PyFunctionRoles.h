@@ -6,7 +6,9 @@
 //   * `forward` and `training_step` of an nn.Module subclass: a class with a base whose last
 //     name ends in `Module` (nn.Module, torch.nn.Module, MegatronModule, LightningModule), a
 //     torch.nn class (`nn.Linear`, `torch.nn.Sequential`; not Parameter/Buffer), or a class of
-//     this module that is one of these;
+//     this module that is one of these; or, when no base says so (a base from another file:
+//     `class UNet(ModelMixin)`), a class whose own code calls super().__init__ and stores a
+//     torch.nn module in `self.` (`self.proj = nn.Linear(...)`);
 //   * `forward` and `backward` of a torch.autograd.Function subclass (`autograd.Function`,
 //     `torch.autograd.Function`, `Function` imported from torch.autograd, or a class of this
 //     module deriving from one);
