@@ -98,7 +98,7 @@ int parseCheckArgs(const Args& args, CheckCli& cli) {
     else if (a == "--exit-zero") cli.exitZero = true;
     else if (a == "--min-confidence") {
       std::string level;
-      if (!value(level) || (opts.minConfidence = parseConfidence(level)) < 0)
+      if (!value(level) || (opts.minConfidence = model::parseConfidence(level)) < 0)
         return usageError("--min-confidence takes low, medium or high");
     }
     else if (a == "-p") { if (!value(opts.cxx.compileDbDir)) return usageError("-p takes a directory"); }

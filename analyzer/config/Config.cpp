@@ -1,5 +1,7 @@
 #include "config/Config.h"
 
+#include "model/StreamModel.h"
+
 #include <filesystem>
 #include <toml++/toml.h>
 
@@ -99,7 +101,7 @@ struct Reader {
         c.checkDeliberateCode = b->get();
       } else if (key == "min-confidence") {
         const auto* s = v.as_string();
-        int level = s ? parseConfidence(s->get()) : -1;
+        int level = s ? model::parseConfidence(s->get()) : -1;
         if (level < 0) return fail(key, "must be \"low\", \"medium\" or \"high\"");
         c.minConfidence = level;
       } else if (key == "sync-functions") {
@@ -125,17 +127,6 @@ struct Reader {
     return true;
   }
 };
-
-}  // namespace
-
-int parseConfidence(const std::string& name) {
-  if (name == "low") return 0;
-  if (name == "medium") return 1;
-  if (name == "high") return 2;
-  return -1;
-}
-
-namespace {
 
 std::string absoluteDir(const std::string& file) {
   std::error_code ec;

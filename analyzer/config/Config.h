@@ -38,9 +38,6 @@ struct Config {
   Severity severityOf(const std::string& rule, Severity fallback) const;
 };
 
-// "low" -> 0, "medium" -> 1, "high" -> 2, anything else -> -1 (model::Confidence's order).
-int parseConfidence(const std::string& name);
-
 // Loads one config file. pyproject.toml: its [tool.streamlint] table (an empty Config with
 // `file` set when it has none); any other name: top-level keys. On a TOML error, an unknown
 // key, a wrong type or an unknown rule, returns nullopt and sets `error` ("FILE: reason").

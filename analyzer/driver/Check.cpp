@@ -76,7 +76,7 @@ size_t judge(const model::Module& m, const SourceFile* file, const std::vector<A
     if (!enabled(f.ruleId, f.path, cfg, opts)) continue;
     if (ledger && f.path == file->path() && ledger->suppress(f)) continue;
     attachEvidence(f, m);
-    if (parseConfidence(f.properties.value("confidence", "high")) < minConf) {
+    if (model::parseConfidence(f.properties.value("confidence", "high")) < minConf) {
       ++hidden;
       continue;
     }

@@ -70,6 +70,8 @@ ModuleSummary::ModuleSummary(const Module& m) {
       if (e.kind == EventKind::Backward && !s.backward) s.backward = &e;
       if (e.kind == EventKind::Work || e.kind == EventKind::Alloc || e.kind == EventKind::Copy)
         s.gpuWork = true;
+      if (e.kind == EventKind::Work || (e.kind == EventKind::Copy && e.dir != CopyDir::HostToDevice))
+        s.deviceWork = true;
     }
     byName_.emplace(f.name, s);
   }
@@ -86,6 +88,7 @@ ModuleSummary::ModuleSummary(const Module& m) {
         if (!s.alloc && c.alloc) s.alloc = c.alloc, changed = true;
         if (!s.backward && c.backward) s.backward = c.backward, changed = true;
         if (!s.gpuWork && c.gpuWork) s.gpuWork = true, changed = true;
+        if (!s.deviceWork && c.deviceWork) s.deviceWork = true, changed = true;
       }
     }
   }
@@ -103,6 +106,13 @@ const char* confidenceName(Confidence c) {
     case Confidence::High: return "high";
   }
   return "?";
+}
+
+int parseConfidence(std::string_view name) {
+  if (name == "low") return int(Confidence::Low);
+  if (name == "medium") return int(Confidence::Medium);
+  if (name == "high") return int(Confidence::High);
+  return -1;
 }
 
 const char* eventKindName(EventKind k) {

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/SourceFile.h"
@@ -99,6 +100,7 @@ enum class Tri : uint8_t { Unknown, No, Yes };
 //           nothing about the device): reported only with --min-confidence low
 enum class Confidence : uint8_t { Low, Medium, High };
 const char* confidenceName(Confidence c);  // "low", "medium", "high"
+int parseConfidence(std::string_view name);  // the inverse, as an int; -1 when unknown
 
 // One link of the chain that made a value a CUDA tensor ("created by torch.randn(device=...)").
 struct Evidence {
@@ -180,6 +182,7 @@ struct FunctionSummary {
   const Event* alloc = nullptr;     // first allocation reached
   const Event* backward = nullptr;  // first backward reached
   bool gpuWork = false;             // issues GPU work
+  bool deviceWork = false;          // runs kernels on device data (not only allocations/uploads)
   const Function* syncOwner = nullptr;  // function holding `sync`
 };
 

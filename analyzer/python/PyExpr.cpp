@@ -356,6 +356,12 @@ Value Lowerer::evalCall(TSNode call) {
       if (path.empty()) path = fn_.events[index].value = "<argument>";
       fn_.escaped.push_back(path);
     }
+  // `bufs.append(t)`, `queue.put(t)`: a tensor put into a container is kept, not freed.
+  if (method == "append" || method == "extend" || method == "insert" || method == "put" ||
+      method == "put_nowait" || method == "add" || method == "appendleft" || method == "setdefault")
+    for (const auto& x : a.pos)
+      if ((isCuda(x.value) || x.value.fact.kind == Kind::HostTensor) && !x.value.path.empty())
+        fn_.escaped.push_back(x.value.path);
 
   if (!canon.empty()) {
     Value callee;

@@ -172,8 +172,10 @@ void Lowerer::bind(TSNode target, const Value& v) {
   std::string p = pathOf(target);
   if (p.empty()) return;
   // A local stream/event stored into an attribute or container outlives the call.
+  // A local stream, event or tensor stored into an attribute or container outlives the call.
   if (!is(target, "identifier") && !v.path.empty() && v.path.find_first_of(".[") == std::string::npos &&
-      (v.fact.kind == Kind::Stream || v.fact.kind == Kind::Event))
+      (v.fact.kind == Kind::Stream || v.fact.kind == Kind::Event || v.fact.kind == Kind::CudaTensor ||
+       v.fact.kind == Kind::HostTensor))
     fn_.escaped.push_back(v.path);
   if (is(target, "subscript")) {
     std::string base = p.substr(0, p.size() - 2);
@@ -240,25 +242,85 @@ bool Lowerer::looksLikeGuard(TSNode cond) const {
   return false;
 }
 
+namespace {
+// What a name holds after two paths meet. A stream that is a side stream on one path makes
+// the region a side region; a CUDA value on one path stays CUDA, no surer than the other path
+// allows (medium when the other path does not know; low when it says CPU).
+Fact joinFacts(const Fact& a, const Fact& b) {
+  using model::Confidence;
+  if (a.kind == b.kind) {
+    Fact f = a;
+    f.conf = std::min(a.conf, b.conf);
+    if (!a.stream.isSide() && b.stream.isSide()) f.stream = b.stream;
+    f.pinned = a.pinned && b.pinned;
+    f.pendingCopy = a.pendingCopy || b.pendingCopy;
+    return f;
+  }
+  if (a.kind == Kind::Unknown || b.kind == Kind::Unknown) {
+    Fact f = a.kind == Kind::Unknown ? b : a;
+    f.conf = std::min(f.conf, Confidence::Medium);
+    return f;
+  }
+  const Fact& cuda = a.kind == Kind::CudaTensor ? a : b;
+  if (cuda.kind == Kind::CudaTensor && (a.kind == Kind::HostTensor || b.kind == Kind::HostTensor)) {
+    Fact f = cuda;
+    f.conf = Confidence::Low;  // `x.cuda() if gpu else x`: CPU evidence weighs in
+    return f;
+  }
+  return a;
+}
+
+// A block whose last statement leaves (return, raise, continue, break) does not reach the join.
+bool fallsThrough(TSNode block) {
+  uint32_t n = ts_node_named_child_count(block);
+  if (n == 0) return true;
+  TSNode last = ts_node_named_child(block, n - 1);
+  return !(is(last, "return_statement") || is(last, "raise_statement") || is(last, "continue_statement") ||
+           is(last, "break_statement"));
+}
+}  // namespace
+
+// Each arm starts from the facts before the `if`; afterwards the facts of the arms that fall
+// through are joined (an arm that returns does not shape what follows).
 void Lowerer::lowerIf(TSNode s) {
   TSNode cond = field(s, "condition");
   condition(cond);
   ScopeKind kind = looksLikeGuard(cond) ? ScopeKind::Guarded : ScopeKind::Branch;
-  int saved = pushScope(kind, s);
-  lowerBlock(field(s, "consequence"));
-  popScope(saved);
+  const auto before = env_;
+  std::vector<std::unordered_map<std::string, Fact>> arms;
+  auto arm = [&](TSNode block, ScopeKind k, TSNode at) {
+    env_ = before;
+    int sv = pushScope(k, at);
+    lowerBlock(block);
+    popScope(sv);
+    if (fallsThrough(block)) arms.push_back(std::move(env_));
+  };
+  arm(field(s, "consequence"), kind, s);
+  bool hasElse = false;
   for (TSNode c : NamedChildren(s)) {
     if (is(c, "elif_clause")) {
       TSNode ec = field(c, "condition");
+      env_ = before;
       condition(ec);
-      int sv = pushScope(looksLikeGuard(ec) ? ScopeKind::Guarded : ScopeKind::Branch, c);
-      lowerBlock(field(c, "consequence"));
-      popScope(sv);
+      arm(field(c, "consequence"), looksLikeGuard(ec) ? ScopeKind::Guarded : ScopeKind::Branch, c);
     } else if (is(c, "else_clause")) {
-      int sv = pushScope(kind == ScopeKind::Guarded ? ScopeKind::Guarded : ScopeKind::Branch, c);
-      lowerBlock(field(c, "body"));
-      popScope(sv);
+      hasElse = true;
+      arm(field(c, "body"), kind == ScopeKind::Guarded ? ScopeKind::Guarded : ScopeKind::Branch, c);
     }
+  }
+  if (!hasElse) arms.push_back(before);
+  if (arms.empty()) {  // every arm leaves: what follows runs on no path through this `if`
+    env_ = before;
+    return;
+  }
+  env_ = std::move(arms.front());
+  for (size_t i = 1; i < arms.size(); ++i) {
+    for (auto& [k, f] : env_) {
+      auto it = arms[i].find(k);
+      f = joinFacts(f, it == arms[i].end() ? Fact{} : it->second);
+    }
+    for (const auto& [k, f] : arms[i])
+      if (!env_.count(k)) env_[k] = joinFacts(Fact{}, f);
   }
 }
 

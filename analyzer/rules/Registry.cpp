@@ -91,7 +91,10 @@ Finding& RuleContext::report(Loc loc, std::string message) {
 // made those values CUDA tensors: properties for SARIF/JSON, notes (after the rule's own) for the
 // links that are not on the finding's own line, so a reviewer sees *why* in seconds.
 void attachEvidence(Finding& f, const model::Module& m) {
+  // A rule that guesses (a producer it cannot see) says so itself; the events can only lower it.
   model::Confidence conf = model::Confidence::High;
+  if (auto it = f.properties.find("confidence"); it != f.properties.end() && it->is_string())
+    conf = model::Confidence(std::max(0, model::parseConfidence(it->get<std::string>())));
   const model::Event* best = nullptr;
   for (const auto& fn : m.functions)
     for (const auto& e : fn.events) {

@@ -25,3 +25,36 @@ def wait_in_one_branch_only(a: torch.Tensor, flag: bool):
         side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
         b.mul_(2)  # expect: SL101
+
+
+def parameter_produced_by_the_caller(a: torch.Tensor):
+    with torch.cuda.stream(side):
+        c = a * 2  # expect: SL101
+    return c
+
+
+class Optimizer:
+    def __init__(self):
+        self.comm_stream = torch.cuda.Stream()
+
+    def broadcast_params(self):
+        for p in self.flat_params:
+            torch.distributed.broadcast(p, 0)
+
+    def step(self, fp16: torch.Tensor, fp32: torch.Tensor):
+        fp16.copy_(fp32)
+        with torch.cuda.stream(self.comm_stream):
+            self.broadcast_params()  # expect: SL101
+
+
+class Zero:
+    def __init__(self, overlap: bool):
+        if overlap:
+            self.bcast_stream = torch.cuda.Stream()
+        else:
+            self.bcast_stream = torch.cuda.current_stream()
+
+    def _step(self, fp16: torch.Tensor, fp32: torch.Tensor):
+        fp16.copy_(fp32)
+        with torch.cuda.stream(self.bcast_stream):  # a side stream on one path is enough
+            torch.distributed.broadcast(fp16, 0)  # expect: SL101

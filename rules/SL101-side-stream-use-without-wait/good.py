@@ -30,10 +30,32 @@ def produced_in_region(a: torch.Tensor):
     return c
 
 
-def parameter_has_unknown_provenance(a: torch.Tensor):
+def parameter_after_the_usual_wait(a: torch.Tensor):
+    side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
         c = a * 2
+    torch.cuda.current_stream().wait_stream(side)
     return c
+
+
+def upload_only(batch, device):
+    # Copies from the host read nothing the current stream produces: no wait needed.
+    with torch.cuda.stream(side):
+        x = batch.to(device, non_blocking=True)
+    return x
+
+
+class Comm:
+    def __init__(self):
+        self.stream = torch.cuda.Stream()
+
+    def broadcast(self):
+        torch.distributed.broadcast(self.flat, 0)
+
+    def step(self):
+        self.stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.stream):
+            self.broadcast()
 
 
 def synchronized(n: int):

@@ -1,4 +1,7 @@
 // SL101 side-stream-use-without-wait: see rule.md.
+#include <algorithm>
+#include <set>
+
 #include "rules/Rule.h"
 #include "rules/RuleHelpers.h"
 
@@ -10,7 +13,8 @@ using model::EventKind;
 class SideStreamUseWithoutWait : public Rule {
  public:
   void check(RuleContext& ctx) const override {
-    for (const auto& f : ctx.module().functions)
+    for (const auto& f : ctx.module().functions) {
+      std::set<size_t> reported;
       for (size_t i = 0; i < f.events.size(); ++i) {
         const auto& e = f.events[i];
         if (e.kind != EventKind::Work && e.kind != EventKind::Copy) continue;
@@ -30,9 +34,51 @@ class SideStreamUseWithoutWait : public Rule {
           ctx.note(out, prod.loc, "'" + v + "' produced on " + prod.stream.describe() + " here");
           if (int r = model::enclosingSideRegion(f, e.scope); r >= 0)
             ctx.note(out, f.scopes[size_t(r)].loc, "side-stream region starts here");
+          reported.insert(i);
           break;  // one finding per use site
         }
       }
+      regionsWithoutWait(ctx, f, reported);
+    }
+  }
+
+  // A side-stream region whose first GPU work reads what the caller or another method produced
+  // (a parameter, `self.` state) or runs in a callee, with no wait by that stream anywhere
+  // before it in this function: the producer is not visible here, but nothing orders the side
+  // stream after the stream the inputs were made on (the usual idiom waits right before the
+  // region). Medium confidence: a caller may have waited.
+  static void regionsWithoutWait(RuleContext& ctx, const model::Function& f, const std::set<size_t>& reported) {
+    for (size_t r = 0; r < f.scopes.size(); ++r) {
+      const auto& sc = f.scopes[r];
+      if (sc.kind != model::ScopeKind::StreamRegion || !sc.stream.isSide()) continue;
+      long first = -1;
+      for (size_t i = 0; i < f.events.size() && first < 0; ++i) {
+        const auto& e = f.events[i];
+        if (!model::scopeWithin(f, e.scope, int(r)) || !sameStream(e.stream, sc.stream)) continue;
+        bool outside = (e.kind == EventKind::Work || e.kind == EventKind::Backward) &&
+                       std::any_of(e.reads.begin(), e.reads.end(), [&](const std::string& v) { return producerOf(f, v, i) < 0; });
+        const model::FunctionSummary* s = e.kind == EventKind::Call ? ctx.summary().of(e.callee) : nullptr;
+        if (outside || (s && s->deviceWork)) first = long(i);
+      }
+      if (first < 0 || reported.count(size_t(first)) || waitedBefore(f, size_t(first), sc.stream)) continue;
+      const auto& e = f.events[size_t(first)];
+      std::string what = e.kind == EventKind::Call ? "'" + e.callee + "()' issues GPU work" : "this GPU work reads '" + e.reads.front() + "'";
+      Finding& out = ctx.report(e.loc, what + " on " + sc.stream.describe() +
+                                           ", but nothing makes that stream wait for the stream its inputs were "
+                                           "produced on: it can read them before they are written; call " +
+                                           waitHint(sc.stream, true) + " before the region");
+      out.properties["confidence"] = "medium";
+      ctx.note(out, sc.loc, "side-stream region starts here");
+    }
+  }
+
+  static bool waitedBefore(const model::Function& f, size_t use, const model::StreamRef& s) {
+    for (size_t k = 0; k < use; ++k) {
+      const auto& w = f.events[k];
+      if (w.kind == EventKind::Wait && (sameStream(w.stream, s) || w.stream.kind == model::StreamKind::Unknown)) return true;
+      if (w.kind == EventKind::HostSync && w.sync == model::SyncKind::Device) return true;
+    }
+    return false;
   }
 
  private:
@@ -50,8 +96,9 @@ class SideStreamUseWithoutWait : public Rule {
     return false;
   }
 
-  static std::string waitHint(const model::StreamRef& s) {
-    return (s.name.empty() ? std::string("stream") : s.name) + ".wait_stream(<producer stream>)";
+  static std::string waitHint(const model::StreamRef& s, bool current = false) {
+    return (s.name.empty() ? std::string("stream") : s.name) +
+           (current ? ".wait_stream(torch.cuda.current_stream())" : ".wait_stream(<producer stream>)");
   }
 };
 

@@ -36,7 +36,8 @@ class CrossStreamFree : public Rule {
       if (f.events[k].kind == EventKind::Free && f.events[k].value == v) { end = k; break; }
     bool escapes = v.find_first_of(".[") != std::string::npos || v.find("->") != std::string::npos ||
                    f.name == "<module>" ||
-                   std::find(f.returned.begin(), f.returned.end(), v) != f.returned.end();
+                   std::find(f.returned.begin(), f.returned.end(), v) != f.returned.end() ||
+                   std::find(f.escaped.begin(), f.escaped.end(), v) != f.escaped.end();
     // C++ lifetimes are explicit (destructors at the closing brace, cudaFree): no Free event
     // there means the memory outlives the call.
     bool cpp = ctx.module().lang == model::Lang::Cpp;
