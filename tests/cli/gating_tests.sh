@@ -142,7 +142,7 @@ cp "$seed/overlapped_forward_backward.py" "$dp/tests/ofb.py"  # SL401: correctne
 check deliberate 1 "$SL" check --no-color "$dp"
 expect_in deliberate-correctness "$tmp/out" "[SL401]"
 expect_not_in deliberate-performance "$tmp/out" "[SL303]"
-expect_in deliberate-summary "$tmp/out" "1 finding (SL401: 1); 4 performance notes in deliberate code hidden"
+expect_in deliberate-summary "$tmp/out" "SL401: 1); 4 performance notes in deliberate code hidden"
 check deliberate-stats 1 "$SL" check --statistics "$dp"
 expect_in deliberate-stats-reason "$tmp/out" "SL303  device-allocation-in-side-stream  in tests/"
 check deliberate-json 1 "$SL" check --format json "$dp"
