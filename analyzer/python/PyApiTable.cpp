@@ -131,6 +131,10 @@ const Table<Method>& tensorMethods() {
 Api lookupFunction(std::string_view canonical) {
   auto it = functions().find(canonical);
   if (it != functions().end()) return it->second;
+  // DeepSpeed's and ColossalAI's accelerator abstraction, recognised when imported.
+  if (canonical.ends_with(".get_accelerator") && canonical.find("accelerator.") != std::string_view::npos)
+    return Api::DeviceModule;
+  if (canonical == "torch.get_device_module") return Api::DeviceModule;
   // Everything else under torch's op namespaces is an op; torch.cuda/distributed/utils
   // helpers are not GPU work by themselves.
   auto under = [&](std::string_view p) { return canonical.substr(0, p.size()) == p; };
@@ -142,6 +146,14 @@ Api lookupFunction(std::string_view canonical) {
       under("torch.fft.") || under("torch.special."))
     return Api::TensorOp;
   return Api::None;
+}
+
+std::string acceleratorApi(std::string_view m) {
+  if (m == "current_device_name" || m == "device_name" || m == "current_device") return "torch.cuda.current_device";
+  for (const char* same : {"current_stream", "default_stream", "Stream", "Event", "stream", "synchronize",
+                           "empty_cache", "StreamContext"})
+    if (m == same) return "torch.cuda." + std::string(m);
+  return "";
 }
 
 Method lookupTensorMethod(std::string_view name) {
@@ -167,7 +179,7 @@ EventMethod lookupEventMethod(std::string_view name) {
 }
 
 bool isHostValueBuiltin(std::string_view n) {
-  return n == "bool" || n == "float" || n == "int" || n == "complex";
+  return n == "bool" || n == "float" || n == "int" || n == "complex" || n == "range";
 }
 
 bool isPrintLike(std::string_view n) { return n == "print"; }

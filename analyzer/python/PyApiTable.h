@@ -26,7 +26,13 @@ enum class Api : uint8_t {
   Collective,       // torch.distributed.all_reduce...: GPU work reading/writing its tensors
   TensorOp,         // any other torch.* / F.* function: GPU work when given CUDA tensors
   CudaDevice,       // torch.device(...), torch.cuda.current_device(): names a device
+  DeviceModule,     // get_accelerator() (DeepSpeed, ColossalAI), torch.get_device_module():
+                    // an object whose methods are torch.cuda's
 };
+
+// The torch.cuda API an accelerator object's method stands for
+// (`get_accelerator().current_stream()` -> "torch.cuda.current_stream"), or "" when none.
+std::string acceleratorApi(std::string_view method);
 
 Api lookupFunction(std::string_view canonical);
 

@@ -143,6 +143,11 @@ Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
       Kind k = d ? deviceKind(d) : Kind::Unknown;
       return k == Kind::Unknown ? Value{} : make(k);
     }
+    case Api::DeviceModule: {
+      Value v;
+      v.canonical = "torch.cuda";  // a module-like object: its methods are torch.cuda's
+      return v;
+    }
     case Api::None: return {};
   }
   return {};

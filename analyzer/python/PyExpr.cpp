@@ -291,6 +291,11 @@ Value Lowerer::evalOperator(TSNode e) {
       stamp(r, v.fact);
     }
   if (!anyCuda) return {};
+  // `[x] * n` with a CUDA `n`: Python repeats the list n times, so it reads n on the host.
+  if (std::string_view(ts_node_type(ts_node_named_child(e, 0))) == "list" && operands.size() == 2 && isCuda(operands[1])) {
+    readValue(e, operands[1], SyncKind::ValueRead, "list-repeat");
+    return {};
+  }
   useOnStream(operands, e);
   emitWork(e, operands, "operator");
   return cudaFrom(*strongestCuda(operands));
@@ -310,6 +315,11 @@ Value Lowerer::evalCall(TSNode call) {
     if (canon.empty()) {
       recv = eval(field(fnNode, "object"));
       method = text(field(fnNode, "attribute"), mc_.src);
+      // `get_accelerator().current_stream()`: the accelerator's method is torch.cuda's.
+      if (recv.canonical == "torch.cuda" && recv.path.empty()) {
+        canon = acceleratorApi(method);
+        if (!canon.empty()) method = {};
+      }
     }
   } else if (is(fnNode, "identifier")) {
     canon = mc_.imports.canonical(text(fnNode, mc_.src));
@@ -379,7 +389,11 @@ Value Lowerer::evalCall(TSNode call) {
       for (const auto& arg : a.pos) readValue(call, arg.value, SyncKind::ValueRead, name.c_str());
     }
     if (isHostBuiltin(name) || !mc_.imports.canonical(name).empty()) return {};
+    // A module instance is a parameter or a local (`model`, `loss_fn = nn.MSELoss()`); a
+    // module-level function (`is_fp8(t)`) returns what it likes.
     Value callee{lookup(name), name, "", false};
+    bool instance = bound_.count(name) || std::find(fn_.params.begin(), fn_.params.end(), name) != fn_.params.end();
+    if (!instance && callee.fact.kind != Kind::CudaModule) return deviceResult(a, name);
     return moduleCall(callee, name, a);
   }
   if (!method.empty()) {

@@ -159,9 +159,11 @@ Value Lowerer::deviceResult(const CallArgs& a, std::string_view callee) {
   for (const auto& [k, x] : a.kw)
     if (x.value.fact.kind == Kind::CudaDevice) dev = &x;
   if (!dev) return {};
+  // Low until its name says it is a tensor (`latents = prepare(..., device)` vs
+  // `err = advise(t, device=device)`): a function given a device may return anything.
   Value v = cudaNew(a.call, "returned by '" + std::string(callee) + "' called with the GPU device '" +
                                 std::string(text(dev->node, mc_.src)) + "'",
-                    std::min(dev->value.fact.conf, Confidence::Medium));
+                    Confidence::Low);
   if (dev->value.fact.why) v.fact.why = because(dev->value.fact.why, v.fact.why->ev.loc, v.fact.why->ev.text);
   v.fact.mixed = true;  // `timesteps, num_steps = retrieve_timesteps(..., device)`
   return v;

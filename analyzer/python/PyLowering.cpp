@@ -16,6 +16,15 @@ Lowerer::Lowerer(ModuleContext& mc, model::Function& fn, std::string className)
     for (const auto& [k, f] : it->second) env_[k] = f;
 }
 
+void Lowerer::inherit(const std::unordered_map<std::string, Fact>& outer) {
+  for (const auto& [k, f] : outer) {
+    if (f.kind == Kind::Unknown || env_.count(k)) continue;
+    Fact g = f;
+    g.local = false;  // produced by the enclosing function, not here
+    env_[k] = g;
+  }
+}
+
 std::unordered_map<std::string, Fact> Lowerer::selfFacts() const {
   std::unordered_map<std::string, Fact> out;
   for (const auto& [k, f] : env_)
@@ -162,8 +171,8 @@ void Lowerer::bind(TSNode target, const Value& v) {
       if (v.fact.kind == Kind::CudaTensor) {
         part = cudaFrom(v.fact);
         // A bundle of tensors and counts: trust the part's name (`latents`, `mask` vs `num_steps`).
-        bool tensorName = !v.fact.mixed || looksLikeTensorName(text(c, mc_.src));
-        part.fact.conf = std::min(part.fact.conf, tensorName ? model::Confidence::Medium : model::Confidence::Low);
+        if (!v.fact.mixed) part.fact.conf = std::min(part.fact.conf, model::Confidence::Medium);
+        else part.fact.conf = looksLikeTensorName(text(c, mc_.src)) ? model::Confidence::Medium : model::Confidence::Low;
       }
       bind(c, part);
     }
@@ -193,6 +202,10 @@ void Lowerer::bind(TSNode target, const Value& v) {
   if (((old.kind == Kind::CudaTensor || old.kind == Kind::HostTensor) && old.local && v.path != p) || freshInLoop)
     emit(EventKind::Free, target, "reassign").value = p;
   Fact f = v.fact;
+  // A call's result that may be a tensor or a count: its name decides (`latents` vs `err`).
+  if (f.kind == Kind::CudaTensor && f.mixed && is(target, "identifier"))
+    f.conf = looksLikeTensorName(p) ? model::Confidence::Medium : model::Confidence::Low;
+  if (is(target, "identifier")) bound_.insert(p);
   // A fresh stream, or one fetched from a container, is named where the user binds it
   // (`backward_stream = cache[device]` reads better than `cache[]` in a diagnostic).
   if (f.kind == Kind::Stream && f.stream.kind == model::StreamKind::Side &&

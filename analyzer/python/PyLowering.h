@@ -89,6 +89,8 @@ class Lowerer {
  public:
   Lowerer(ModuleContext& mc, model::Function& fn, std::string className);
   void lowerParameters(TSNode params);
+  // A nested function (closure, hook) sees what its enclosing function's names held.
+  void inherit(const std::unordered_map<std::string, Fact>& outer);
   // In `forward` of an nn.Module: tensor parameters are the module's inputs, on its device.
   void moduleInputs(TSNode at);
   void lowerBlock(TSNode block);
@@ -171,6 +173,7 @@ class Lowerer {
   static constexpr int kMaxDepth = 400;
   std::unordered_map<std::string, Fact> env_;
   std::unordered_set<std::string> loopBound_;  // names bound from a `for` target (loader batches)
+  std::unordered_set<std::string> bound_;      // local names assigned in this function
 };
 
 }  // namespace sl::py

@@ -441,10 +441,23 @@ class Planner {
       if (w.id == kw(kStringCuda) || w.id == kw(kEmptyCache) || w.id == kw(kCurrentDevice) || has(cudaWords_, w.id))
         return true;
       if (w.id == kw(kCuda) && callAt(w.end)) return true;
+      if (has(deviceWords_, w.id) && passedAsArgument(w.begin)) return true;
       if ((w.id == kw(kDevice) || w.id == kw(kTo) || w.id == kw(kType)) && integerDevice(w.end)) return true;
       if (header && w.id == kw(kTensor) && tensorParameter(l, w.begin)) return true;
     }
     return false;
+  }
+
+  // `.to(device)`, `device=self._device`, `f(x, dev)`: the dotted name ending at `at` is an
+  // argument or a keyword's value (not `self.device = ...` or `if device.type == ...`).
+  bool passedAsArgument(size_t at) const {
+    size_t b = at;
+    while (b > 0 && (identChar(static_cast<unsigned char>(s_[b - 1])) || s_[b - 1] == '.')) --b;
+    while (b > 0 && (s_[b - 1] == ' ' || s_[b - 1] == '\t' || s_[b - 1] == '\n')) --b;
+    if (b == 0) return false;
+    char c = s_[b - 1];
+    if (c == '(' || c == ',') return true;
+    return c == '=' && (b < 2 || std::strchr("=!<>", s_[b - 2]) == nullptr);
   }
 
   // Whether `Tensor` at `at` in a def line can be a parameter's whole annotation: inside the
@@ -503,8 +516,9 @@ class Planner {
       if (int id = findId(w); id >= 0) mark(streamWords_, uint32_t(id));
     // Names the frontend takes for a GPU device in a file that uses CUDA (`device`,
     // `self._device`, `local_rank`: python/PyApiTable.h looksLikeDeviceName) are CUDA evidence.
+    deviceWords_.assign(words_.size(), 0);
     for (size_t id = 0; id < words_.size(); ++id)
-      if (looksLikeDeviceName(words_[id].text)) mark(cudaWords_, uint32_t(id));
+      if (looksLikeDeviceName(words_[id].text)) mark(deviceWords_, uint32_t(id));
     for (const char* w : {"time", "perf_counter", "monotonic", "time_ns", "perf_counter_ns", "monotonic_ns",
                           "default_timer"})  // the clock functions of PyApiTable
       if (int id = findId(w); id >= 0) mark(clockWords_, uint32_t(id));
@@ -829,6 +843,7 @@ class Planner {
     uint64_t hash;
   };
   std::vector<Word> words_;
+  std::vector<char> deviceWords_;  // names looksLikeDeviceName accepts
   std::vector<uint32_t> slots_;
   std::vector<Occ> occ_;
   std::vector<int> stamp_, attrStamp_;

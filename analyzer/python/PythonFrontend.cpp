@@ -110,6 +110,7 @@ class ModuleLowering {
     model::Function& f = newFunction(name, def);
     Lowerer low(mc_, f, cls);
     low.lowerParameters(field(def, "parameters"));
+    if (outer_) low.inherit(*outer_);
     if (auto b = mc_.classBases.find(cls); b != mc_.classBases.end() && name == cls + ".forward" &&
                                            b->second.find("Module") != std::string::npos)
       low.moduleInputs(def);
@@ -117,7 +118,10 @@ class ModuleLowering {
     low.lowerBlock(body);
     if (!cls.empty())
       for (auto& [k, fact] : low.selfFacts()) mc_.classAttrs[cls].emplace(k, fact);
-    lowerDefinitions(body, name + ".", "");  // nested functions and classes
+    auto saved = outer_;
+    outer_ = &low.env();
+    lowerDefinitions(body, name + ".", "");  // nested functions and classes: closures
+    outer_ = saved;
   }
 
   void lowerDefinitions(TSNode block, const std::string& prefix, const std::string& cls) {
@@ -144,6 +148,7 @@ class ModuleLowering {
   const SourceFile& file_;
   model::Module& m_;
   ModuleContext mc_;
+  const std::unordered_map<std::string, Fact>* outer_ = nullptr;  // enclosing function's facts
   FunctionRoles roles_;  // hot functions (run every step), found before lowering
 };
 

@@ -58,3 +58,23 @@ class Zero:
         fp16.copy_(fp32)
         with torch.cuda.stream(self.bcast_stream):  # a side stream on one path is enough
             torch.distributed.broadcast(fp16, 0)  # expect: SL101
+
+
+def through_the_accelerator(x: torch.Tensor):
+    from deepspeed.accelerator import get_accelerator  # recognised without configuration
+
+    s = get_accelerator().Stream()
+    y = x * 2
+    with get_accelerator().stream(s):
+        z = y + 1  # expect: SL101
+    get_accelerator().current_stream().wait_stream(s)
+    return z
+
+
+def backward_hook_on_a_side_stream(side, xs):
+    def hook(grad):
+        with torch.cuda.stream(side):  # the closure's stream
+            grad.mul_(2)  # expect: SL101
+
+    for x in xs:
+        x.register_hook(hook)

@@ -52,6 +52,14 @@ class Connector(torch.nn.Module):
         return [hidden[i, mask[i].bool(), :] for i in range(n)]  # expect: SL302
 
 
+def python_counts_from_the_gpu(model, loader, device):
+    for batch in loader:
+        out = model(batch.to(device, non_blocking=True))
+        pads = [0] * out.sum()  # expect: SL302
+        for i in range(out.argmax()):  # expect: SL302
+            pass
+
+
 # Code that runs every step although no loop is in sight: the same stall, once per step.
 import torch.nn as nn
 from torch.autograd import Function
