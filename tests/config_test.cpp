@@ -66,6 +66,7 @@ ignore = ["SL302"]
 exclude = ["gen"]
 sync-functions = ["barrier"]
 backward-functions = ["run_backward"]
+check-deliberate-code = true
 [tool.streamlint.per-file-ignores]
 "tests/*" = ["SL301"]
 [tool.streamlint.severity]
@@ -88,6 +89,7 @@ SL301 = "error"
   EXPECT_EQ(c->severityOf("SL401", sl::Severity::Error), sl::Severity::Error);
   EXPECT_EQ(c->knowledge.resolve("acc().current_stream"), "torch.cuda.current_stream");
   EXPECT_EQ(c->knowledge.resolve("dist.barrier"), "torch.cuda.synchronize");
+  EXPECT_TRUE(c->checkDeliberateCode);
 }
 
 TEST(Config, ErrorsNameFileAndKey) {
@@ -99,6 +101,8 @@ TEST(Config, ErrorsNameFileAndKey) {
   EXPECT_NE(err.find("'select' must be an array of strings"), std::string::npos) << err;
   EXPECT_FALSE(sl::loadConfig(t.write("c.toml", "exclude = [\"[a\"]\nselect = [\n"), err));
   EXPECT_NE(err.find("c.toml:"), std::string::npos) << err;
+  EXPECT_FALSE(sl::loadConfig(t.write("d.toml", "check-deliberate-code = \"yes\"\n"), err));
+  EXPECT_NE(err.find("'check-deliberate-code' must be true or false"), std::string::npos) << err;
 }
 
 TEST(ConfigResolver, NearestWinsAndForeignPyprojectIsSkipped) {

@@ -181,6 +181,31 @@ const std::pair<const char*, const char*> kCases[] = {
      "        torch.cuda.synchronize()\n"
      "def bad(:\n"
      "    pass\n"},
+    {"hot_base_chain.py",  // forward runs every step through a base whose methods are all dropped
+     "import torch\n"
+     "import torch.nn as nn\n"
+     "class Base(nn.Module):\n"
+     "    def helper(self):\n"
+     "        return 1\n"
+     "class Net(Base):\n"
+     "    def forward(self, x):\n"
+     "        t = torch.zeros(1, device='cuda')\n"
+     "        return t.item()\n"},
+    {"hot_hook_elsewhere.py",  // the registration that makes `stats` hot is in a unit without evidence
+     "import torch\n"
+     "def stats(module, inputs, output):\n"
+     "    t = torch.zeros(1, device='cuda')\n"
+     "    print(t.item())\n"
+     "def install(model):\n"
+     "    model.register_forward_hook(stats)\n"},
+    {"hot_nested_class.py",  // a Module nested in a class shell
+     "import torch\n"
+     "from torch import nn\n"
+     "class Outer:\n"
+     "    class Inner(nn.Module):\n"
+     "        def forward(self, x):\n"
+     "            t = torch.ones(1, device='cuda')\n"
+     "            return t.item()\n"},
     {"wrapper/.streamlint.toml", "[stream-wrappers]\n\"acc.side\" = \"torch.cuda.stream\"\n"},
     {"wrapper/uses_wrapper.py",  // a configured stream wrapper names the region
      "import torch\n"

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "driver/Check.h"
+#include "rules/Rule.h"
 
 namespace fs = std::filesystem;
 
@@ -42,6 +43,12 @@ int main(int argc, char** argv) {
   }
   std::sort(files.begin(), files.end());
   int passed = 0, failed = 0;
+  // rule.md's header says whether the rule is about correctness or performance: the driver
+  // leaves performance notes in deliberate code (tests, benchmarks, __repr__) out by default.
+  if (const sl::RuleInfo* info = sl::findRule(id); !info || (info->kind != "correctness" && info->kind != "performance")) {
+    std::printf("%s: rule.md must say `kind: correctness` or `kind: performance` on its severity line\n", dir.c_str());
+    ++failed;
+  }
   for (const auto& file : files) {
     sl::CheckOptions opts;
     opts.paths = {file};

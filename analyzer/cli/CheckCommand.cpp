@@ -77,11 +77,16 @@ int checkMain(const Args& args) {
                    b.known, findings.size(), b.stale);
   }
   if (!cli.diffRev.empty()) {
-    std::vector<Finding> touched;
-    for (auto& f : findings)
-      if (changed.contains(f.path, f.loc.line)) touched.push_back(std::move(f));
-    findings = std::move(touched);
+    auto narrow = [&](std::vector<Finding>& list) {
+      std::vector<Finding> touched;
+      for (auto& f : list)
+        if (changed.contains(f.path, f.loc.line)) touched.push_back(std::move(f));
+      list = std::move(touched);
+    };
+    narrow(findings);
+    narrow(res.hiddenDeliberate);
   }
+  out.hidden = std::move(res.hiddenDeliberate);
 
   std::ofstream file;
   if (!cli.outputFile.empty()) {
@@ -92,7 +97,8 @@ int checkMain(const Args& args) {
   if (cli.statistics) writeStatistics(os, findings, out);
   else writeFindings(os, findings, out);
   if (!cli.quiet && out.format == Format::Text && findings.empty())
-    std::fprintf(stderr, "streamlint: %zu files analysed, no findings\n", res.files);
+    std::fprintf(stderr, "streamlint: %zu files analysed, no findings%s\n", res.files,
+                 out.hidden.empty() ? "" : ("; " + hiddenSummary(out.hidden.size())).c_str());
   if (!cli.quiet && res.hiddenUnsure)
     std::fprintf(stderr, "streamlint: %zu less certain findings not shown (--min-confidence low shows them)\n",
                  res.hiddenUnsure);

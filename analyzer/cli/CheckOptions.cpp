@@ -34,6 +34,9 @@ rules and configuration:
                              .streamlint.toml / pyproject.toml [tool.streamlint]
   --report-unused-suppressions
                              report `# noqa: SLnnn` / `NOLINT(SLnnn)` that suppress nothing
+  --check-deliberate-code    also report performance notes (SL3, SL5, SL6) in deliberate code:
+                             tests/, benchmarks/, examples/, test_*.py, `__repr__`... (default:
+                             counted as hidden; config: check-deliberate-code = true)
   --min-confidence LEVEL     low, medium (default) or high: hide findings less sure than LEVEL
                              that their values are CUDA tensors (config `min-confidence`)
 gating:
@@ -91,6 +94,7 @@ int parseCheckArgs(const Args& args, CheckCli& cli) {
     else if (a == "--diff") { if (!value(cli.diffRev) || cli.diffRev.empty()) return usageError("--diff takes a git revision"); }
     else if (a == "--statistics") cli.statistics = true;
     else if (a == "--report-unused-suppressions") opts.reportUnusedSuppressions = true;
+    else if (a == "--check-deliberate-code") opts.checkDeliberateCode = true;
     else if (a == "--exit-zero") cli.exitZero = true;
     else if (a == "--min-confidence") {
       std::string level;

@@ -13,7 +13,8 @@ namespace fs = std::filesystem;
 namespace {
 
 const char* kKeys[] = {"select", "ignore", "per-file-ignores", "severity", "exclude",
-                       "sync-functions", "backward-functions", "stream-wrappers", "min-confidence"};
+                       "check-deliberate-code", "sync-functions", "backward-functions", "stream-wrappers",
+                       "min-confidence"};
 
 // Reading one table; the first problem found is kept, with the key it concerns.
 struct Reader {
@@ -94,6 +95,10 @@ struct Reader {
           else if (name == "note") c.severity[one[0]] = Severity::Note;
           else return fail(sub, "must be \"error\", \"warning\" or \"note\"");
         }
+      } else if (key == "check-deliberate-code") {
+        const auto* b = v.as_boolean();
+        if (!b) return fail(key, "must be true or false");
+        c.checkDeliberateCode = b->get();
       } else if (key == "min-confidence") {
         const auto* s = v.as_string();
         int level = s ? model::parseConfidence(s->get()) : -1;

@@ -23,6 +23,9 @@ struct Config {
   std::map<std::string, Severity> severity;  // rule ID or prefix -> severity (longest wins)
   std::vector<Glob> exclude;
   ProjectKnowledge knowledge;
+  // Performance notes in deliberate code (tests, benchmarks, examples, `__repr__`) are left
+  // out unless this is set (driver/DeliberateCode.h).
+  bool checkDeliberateCode = false;
   // `min-confidence`: findings less sure than this are not shown (0 low, 1 medium, 2 high).
   std::optional<int> minConfidence;
 

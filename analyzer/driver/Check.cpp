@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "config/Config.h"
+#include "driver/DeliberateCode.h"
 #include "driver/FileWalk.h"
 #include "driver/Suppressions.h"
 #include "model/ModelDump.h"
@@ -44,11 +45,23 @@ bool enabled(const std::string& rule, const std::string& path, const Config& cfg
   return !matchesAny(rule, opts.ignore) && !matchesAny(rule, cfg.ignore) && !cfg.ignoredFor(rule, path);
 }
 
+// Why a performance note `f` of module `m` is left out as deliberate code, or "" (shown).
+// `pathReason`: why m's file is deliberate code ("" when it is not).
+std::string hiddenAsDeliberate(const Finding& f, const model::Module& m, const std::string& pathReason,
+                               const Config& cfg, const CheckOptions& opts) {
+  if (opts.checkDeliberateCode || cfg.checkDeliberateCode) return "";
+  const RuleInfo* rule = findRule(f.ruleId);
+  if (!rule || !rule->performance()) return "";
+  return pathReason.empty() ? deliberateLineReason(m, f.loc.line) : pathReason;
+}
+
 // Runs rules on one module, drops findings the config disables or an inline marker
-// suppresses, applies severity overrides and reports unused suppressions when asked.
-// Returns how many findings were hidden for being less sure than the minimum confidence.
+// suppresses, sets aside performance notes in deliberate code (`deliberate`), applies
+// severity overrides and reports unused suppressions when asked. Returns how many findings
+// were hidden for being less sure than the minimum confidence.
 size_t judge(const model::Module& m, const SourceFile* file, const std::vector<ActiveRule>& rules,
-             const Config& cfg, const CheckOptions& opts, std::vector<Finding>& out) {
+             const Config& cfg, const CheckOptions& opts, const std::string& pathReason,
+             std::vector<Finding>& out, std::vector<Finding>& deliberate) {
   const int minConf = opts.minConfidence >= 0 ? opts.minConfidence : cfg.minConfidence.value_or(1);
   size_t hidden = 0;
   model::ModuleSummary summary(m);
@@ -68,6 +81,12 @@ size_t judge(const model::Module& m, const SourceFile* file, const std::vector<A
       continue;
     }
     f.severity = cfg.severityOf(f.ruleId, f.severity);
+    // After the suppressions: a `# noqa` in a test file still counts as used.
+    if (std::string why = hiddenAsDeliberate(f, m, pathReason, cfg, opts); !why.empty()) {
+      f.properties["deliberate"] = why;
+      deliberate.push_back(std::move(f));
+      continue;
+    }
     out.push_back(std::move(f));
   }
   if (ledger && opts.reportUnusedSuppressions) {
@@ -102,7 +121,8 @@ cxx::AnalyzeFn loadCxxPlugin(std::string& error) {
 }
 
 void checkCpp(const CheckOptions& opts, const std::vector<std::string>& files,
-              const std::vector<ActiveRule>& rules, ConfigResolver& configs, CheckResult& res) {
+              const std::vector<ActiveRule>& rules, ConfigResolver& configs, ProjectRoots& roots,
+              CheckResult& res) {
   std::string err;
   cxx::AnalyzeFn analyze = loadCxxPlugin(err);
   if (!analyze) {
@@ -123,7 +143,8 @@ void checkCpp(const CheckOptions& opts, const std::vector<std::string>& files,
     if (!cfg || cfg->excluded(m.path)) continue;
     std::string e;
     auto file = SourceFile::load(m.path, e);
-    res.hiddenUnsure += judge(m, file ? &*file : nullptr, rules, *cfg, opts, res.findings);
+    res.hiddenUnsure += judge(m, file ? &*file : nullptr, rules, *cfg, opts, roots.deliberateReason(m.path, cfg->dir),
+                              res.findings, res.hiddenDeliberate);
     if (opts.dumpModel) res.modelDump += "# " + m.path + "\n" + model::dump(m);
   }
 }
@@ -150,19 +171,24 @@ CheckResult runCheck(const CheckOptions& opts) {
   // Configs are resolved here, before the workers start (the resolver is not thread-safe);
   // excluded files are dropped, named ones too, so pre-commit's file lists honour `exclude`.
   ConfigResolver configs(opts.configFile);
+  ProjectRoots roots;  // like the configs, resolved before the workers start
   std::vector<std::shared_ptr<const Config>> pyConfigs;
-  auto keep = [&](std::vector<std::string>& files, std::vector<std::shared_ptr<const Config>>* cfgs) {
+  std::vector<std::string> pyDeliberate;  // why each Python input is deliberate code, or ""
+  auto keep = [&](std::vector<std::string>& files, bool python) {
     std::vector<std::string> kept;
     for (auto& f : files) {
       auto cfg = configs.forFile(f);
       if (!cfg || cfg->excluded(f)) continue;
-      if (cfgs) cfgs->push_back(cfg);
+      if (python) {
+        pyConfigs.push_back(cfg);
+        pyDeliberate.push_back(roots.deliberateReason(f, cfg->dir));
+      }
       kept.push_back(std::move(f));
     }
     files = std::move(kept);
   };
-  keep(inputs.python, &pyConfigs);
-  keep(inputs.cpp, nullptr);
+  keep(inputs.python, true);
+  keep(inputs.cpp, false);
   if (!opts.configFile.empty()) configs.forFile(opts.configFile);  // a forced config is checked even with no inputs
   if (!configs.errors().empty()) {
     res.diagnostics.clear();
@@ -177,7 +203,7 @@ CheckResult runCheck(const CheckOptions& opts) {
   // Python: one task per file; workers take the next index. Results land in per-file slots
   // so output order never depends on scheduling.
   struct Slot {
-    std::vector<Finding> findings, diagnostics;
+    std::vector<Finding> findings, diagnostics, deliberate;
     std::string dump;
     size_t bytes = 0, hidden = 0;
     bool analysed = false;
@@ -219,7 +245,7 @@ CheckResult runCheck(const CheckOptions& opts) {
         const Config& cfg = *pyConfigs[i];
         const bool low = (opts.minConfidence >= 0 ? opts.minConfidence : cfg.minConfidence.value_or(1)) == 0;
         model::Module m = py::lowerPython(*file, s.diagnostics, cfg.knowledge, prefilter && !low, usesCuda);
-        s.hidden = judge(m, &*file, rules, cfg, opts, s.findings);
+        s.hidden = judge(m, &*file, rules, cfg, opts, pyDeliberate[i], s.findings, s.deliberate);
         if (opts.dumpModel) s.dump = "# " + m.path + "\n" + model::dump(m);
         s.analysed = true;
       }
@@ -236,14 +262,16 @@ CheckResult runCheck(const CheckOptions& opts) {
   for (auto& s : slots) {
     for (auto& f : s.findings) res.findings.push_back(std::move(f));
     for (auto& d : s.diagnostics) res.diagnostics.push_back(std::move(d));
+    for (auto& h : s.deliberate) res.hiddenDeliberate.push_back(std::move(h));
     res.modelDump += s.dump;
     res.bytes += s.bytes;
     res.files += s.analysed;
     res.hiddenUnsure += s.hidden;
   }
 
-  if (!inputs.cpp.empty() || !opts.cxx.compileDbDir.empty()) checkCpp(opts, inputs.cpp, rules, configs, res);
+  if (!inputs.cpp.empty() || !opts.cxx.compileDbDir.empty()) checkCpp(opts, inputs.cpp, rules, configs, roots, res);
   sortFindings(res.findings);
+  sortFindings(res.hiddenDeliberate);
   sortFindings(res.diagnostics);
   return res;
 }

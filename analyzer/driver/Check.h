@@ -20,6 +20,9 @@ struct CheckOptions {
   bool progress = false;            // a progress line on stderr
   std::string configFile;           // --config: this file for every input; "" = found upwards
   bool reportUnusedSuppressions = false;
+  // Show performance notes in deliberate code too (--check-deliberate-code; the config's
+  // `check-deliberate-code` turns it on per project). driver/DeliberateCode.h.
+  bool checkDeliberateCode = false;
   // Python: parse only code that can matter to a rule (python/PyPrefilter.h). Same findings;
   // syntax errors in skipped code go unreported. Off with --dump-model, or when the
   // environment sets STREAMLINT_NO_PREFILTER (to compare both ways: bench/python).
@@ -33,6 +36,9 @@ struct CheckOptions {
 struct CheckResult {
   std::vector<Finding> findings;     // rule results, sorted
   std::vector<Finding> diagnostics;  // parse/input/config errors, sorted
+  // Performance notes left out as deliberate code, sorted; properties["deliberate"] says why
+  // ("tests/", "test_*.py", "`__repr__`").
+  std::vector<Finding> hiddenDeliberate;
   size_t files = 0;                  // inputs analysed (parsed, maybe with errors)
   size_t bytes = 0;
   size_t hiddenUnsure = 0;           // findings below the minimum confidence, not shown

@@ -40,7 +40,10 @@ void list(std::ostream& os, const char* label, const std::vector<std::string>& v
 std::string dump(const Module& m) {
   std::ostringstream os;
   for (const auto& f : m.functions) {
-    os << "function " << f.name << " @" << f.loc.line << "\n";
+    os << "function " << f.name << " @" << f.loc.line;
+    if (!f.hot.empty()) os << " hot=" << f.hot;
+    if (!f.deliberate.empty()) os << " deliberate=" << f.deliberate;
+    os << "\n";
     for (size_t i = 1; i < f.scopes.size(); ++i) {
       const Scope& s = f.scopes[i];
       os << "  scope " << i << " " << scopeName(s.kind) << " parent=" << s.parent << " @" << s.loc.line;

@@ -140,12 +140,23 @@ struct Function {
   std::vector<Event> events;       // source order
   std::vector<std::string> returned;  // values returned (escape the function)
   std::vector<std::string> escaped;   // locals stored into attributes/containers or passed on
+  uint32_t endLine = 0;            // last line of the definition; 0 when the frontend does not say
+  // Runs once per training step although no loop is in sight (nn.Module.forward, an
+  // autograd.Function's forward/backward, an optimizer's step, a registered hook): why, e.g.
+  // "nn.Module.forward". Empty: not known to be hot.
+  std::string hot;
+  // Written for people, not for speed (`__repr__`, `extra_repr`...): why, e.g. "`__repr__`".
+  // Performance notes inside it are left out unless the project asks for them.
+  std::string deliberate;
 };
 
 struct Module {
   std::string path;
   Lang lang = Lang::Python;
   std::vector<Function> functions;  // functions[0] is module-level code ("<module>")
+  // Lines that run only when something already failed (`raise ValueError(f"{t.item()}")`):
+  // [first, last] line spans; performance notes there are left out like deliberate code.
+  std::vector<std::pair<uint32_t, uint32_t>> failureOnly;
   const Function* find(const std::string& name) const;
 };
 

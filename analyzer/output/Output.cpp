@@ -35,6 +35,8 @@ void writeJson(std::ostream& os, const std::vector<Finding>& findings, const Out
   }
   nlohmann::json doc = {{"version", 1}, {"findings", arr}};
   if (!o.runProperties.is_null()) doc["run"] = o.runProperties;
+  // What --check-deliberate-code would add, so a dashboard can say what it does not show.
+  if (!o.hidden.empty()) doc["hidden"] = {{"deliberate_code", o.hidden.size()}};
   os << doc.dump(2) << "\n";
 }
 
@@ -67,6 +69,13 @@ void writeStatistics(std::ostream& os, const std::vector<Finding>& findings, con
     return;
   }
   for (const auto& [id, n] : rows) os << std::setw(6) << n << "  " << id << "  " << nameOf(id) << "\n";
+  if (o.hidden.empty()) return;
+  // The hidden notes, per rule and reason: what --check-deliberate-code would add.
+  std::map<std::pair<std::string, std::string>, size_t> hidden;
+  for (const auto& f : o.hidden) ++hidden[{f.ruleId, f.properties.value("deliberate", std::string())}];
+  os << hiddenSummary(o.hidden.size()) << ":\n";
+  for (const auto& [key, n] : hidden)
+    os << std::setw(6) << n << "  " << key.first << "  " << nameOf(key.first) << "  in " << key.second << "\n";
 }
 
 }  // namespace sl

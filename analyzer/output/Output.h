@@ -23,11 +23,17 @@ struct OutputOptions {
   std::vector<std::string> inputErrors;  // reported as SARIF toolExecutionNotifications
   const std::vector<RuleInfo>* rules = nullptr;  // SARIF rule metadata (help from rule.md)
   std::vector<Finding> diagnostics;      // lintrunner: input errors, reported as messages
+  // `check`: performance notes left out as deliberate code (tests, `__repr__`...;
+  // properties["deliberate"] says why). Text: counted on the summary line; JSON: "hidden";
+  // --statistics: per rule and reason.
+  std::vector<Finding> hidden;
   // What a whole run measured (`report`: streams' busy and overlapped time): JSON "run", SARIF
   // run.properties. Null: left out.
   nlohmann::json runProperties;
 };
 
+// "N performance notes in deliberate code hidden (...; --check-deliberate-code shows them)".
+std::string hiddenSummary(size_t n);
 // Text: `path:line:col: severity: message [ID]`, the source line, a caret, then notes.
 void writeText(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o);
 void writeJson(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o);

@@ -62,7 +62,14 @@ void writeText(std::ostream& os, const std::vector<Finding>& findings, const Out
   os << findings.size() << (findings.size() == 1 ? " finding" : " findings") << " (";
   bool first = true;
   for (const auto& [id, n] : perRule) os << (first ? "" : ", ") << id << ": " << n, first = false;
-  os << ")\n";
+  os << ")";
+  if (!o.hidden.empty()) os << "; " << hiddenSummary(o.hidden.size());
+  os << "\n";
+}
+
+std::string hiddenSummary(size_t n) {
+  return std::to_string(n) + (n == 1 ? " performance note" : " performance notes") +
+         " in deliberate code hidden (tests, benchmarks, examples, `__repr__`; --check-deliberate-code shows them)";
 }
 
 }  // namespace sl

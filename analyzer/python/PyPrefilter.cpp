@@ -18,10 +18,15 @@
 //   * clock reads: calls of time/perf_counter/monotonic/default_timer... or their aliases.
 // Rules need, in the function they report in: a side-stream region or a stream/event API
 // (SL1xx, SL201, SL301, SL303, SL401, SL602), a non_blocking copy (SL202-SL304), two clock
-// calls (SL501), or an implicit sync inside a loop (SL302), which needs a CUDA value. So a
-// unit is a *root* when it names stream/event/non_blocking vocabulary or an "interesting"
-// global/`self.` attribute (one assigned on a line holding evidence, followed through local
-// variables to a fixpoint), calls a clock twice, or has a loop and CUDA evidence.
+// calls (SL501), or an implicit sync inside a loop or inside a function that runs every step
+// (SL302; PyFunctionRoles.h), which needs a CUDA value. So a unit is a *root* when it names
+// stream/event/non_blocking vocabulary or an "interesting" global/`self.` attribute (one
+// assigned on a line holding evidence, followed through local variables to a fixpoint), calls
+// a clock twice, or has CUDA evidence and either a loop or the name of a per-step method
+// (forward, backward, step, training_step: a method so named, or a class shell whose nested
+// classes define one). A file that names a hook registration is parsed whole (the call that
+// makes a function hot may sit anywhere), and a kept class keeps the classes its header
+// names (a base's own bases decide whether `forward` runs every step).
 // Everything a kept unit's lowering reads is kept too: units whose imports bind a name it
 // uses, units that assign a `self.X` it uses, and, for roots whose rules read callee
 // summaries (SL203, SL301, SL401, SL501: all but loop-only roots), the functions it calls
@@ -31,12 +36,14 @@
 // over-approximate everywhere.
 #include "python/PyPrefilter.h"
 
-#include "python/PyApiTable.h"
-
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <unordered_map>
+
+#include "python/PyApiTable.h"
+#include "python/PyFunctionRoles.h"
 
 namespace sl::py {
 namespace {
@@ -124,6 +131,7 @@ class Planner {
       p.mode = ParsePlan::Mode::Skip;  // parsed only for diagnostics, and the scan saw none
       return p;
     }
+    if (namesHookRegistration(s_)) return p;  // Whole: see the top of this file
     collectFacts();
     seedTriggers();
     propagateInterest();
@@ -499,6 +507,8 @@ class Planner {
   void seedTriggers() {
     streamWords_.assign(words_.size(), 0), cudaWords_.assign(words_.size(), 0), clockWords_.assign(words_.size(), 0);
     globals_.assign(words_.size(), 0), attrs_.assign(words_.size(), 0);
+    for (const char* w : {"forward", "backward", "step", "training_step"})
+      if (int id = findId(w); id >= 0) hotMethodWords_.push_back(uint32_t(id));
     // Stream/event/copy vocabulary: a unit naming one is a root whatever else it holds.
     for (const char* w : {"stream", "Stream", "StreamContext", "streams", "Event", "current_stream",
                           "default_stream", "wait_stream", "wait_event", "record_stream", "record_event",
@@ -703,17 +713,25 @@ class Planner {
     for (uint32_t id : u.attrs)
       if (has(attrs_, id)) return true;
     u.summaries = false;
-    return u.loop && u.cuda;
+    if (!u.cuda) return false;
+    if (u.loop) return true;
+    // Runs every step without a loop (SL302): by name, over-approximating PyFunctionRoles.
+    for (uint32_t id : hotMethodWords_)
+      if (u.cls >= 0 ? findId(u.name) == int(id) : u.isClass && contains(u.words, id)) return true;
+    return false;
+  }
+  static bool contains(const std::vector<uint32_t>& v, uint32_t id) {
+    return std::find(v.begin(), v.end(), id) != v.end();
   }
 
   // ---- what the kept units need ----------------------------------------------------------
   void keepClosure() {
     // Indexes: unit names (calls), `self.X` assigners, import-bound names.
-    std::unordered_map<uint32_t, std::vector<int>> functions, methods, assigners, importers;
+    std::unordered_map<uint32_t, std::vector<int>> functions, methods, classes, assigners, importers;
     for (size_t i = 0; i + 1 < units_.size(); ++i)
-      if (!units_[i].isClass && !units_[i].name.empty())
+      if (!units_[i].name.empty())
         if (int id = findId(units_[i].name); id >= 0)
-          (units_[i].cls < 0 ? functions : methods)[uint32_t(id)].push_back(int(i));
+          (units_[i].isClass ? classes : units_[i].cls < 0 ? functions : methods)[uint32_t(id)].push_back(int(i));
     for (const Line& l : lines_) {
       if (l.owner < 0 || !l.self) continue;
       forEachTarget(l, [&](uint32_t id, bool attr) {
@@ -757,6 +775,10 @@ class Planner {
             if (auto it = index.find(w.id); it != index.end())
               for (int v : it->second) keep(v, true);
           }
+      if (u.isClass)  // the classes its header may name as bases (their roles are inherited)
+        for (uint32_t id : u.words)
+          if (auto it = classes.find(id); it != classes.end())
+            for (int v : it->second) keep(v, false);
       if (!u.isModule)  // module-level code is lowered before any function-local import
         for (uint32_t id : u.words)
           if (auto it = importers.find(id); it != importers.end())
@@ -826,6 +848,7 @@ class Planner {
   std::vector<Occ> occ_;
   std::vector<int> stamp_, attrStamp_;
   std::vector<char> streamWords_, cudaWords_, clockWords_, globals_, attrs_;
+  std::vector<uint32_t> hotMethodWords_;  // forward, backward, step, training_step (when present)
   uint32_t kwIds_[kCount] = {};
   mutable std::vector<std::pair<size_t, size_t>> spans_;
 };

@@ -2,6 +2,8 @@
 
 #include <memory>
 
+#include "python/PyFunctionRoles.h"
+#include "python/PyGrammarGaps.h"
 #include "python/PyLowering.h"
 #include "python/PyPrefilter.h"
 #include "python/TsAllocator.h"
@@ -64,6 +66,8 @@ class ModuleLowering {
 
   void run(TSNode root) {
     collect(root);
+    roles_ = findFunctionRoles(root, mc_.src, mc_.imports);
+    m_.failureOnly = roles_.raises;
     model::Function& top = newFunction("<module>", root);
     Lowerer low(mc_, top, "");
     low.lowerBlock(root);
@@ -97,6 +101,9 @@ class ModuleLowering {
     model::Function& f = m_.functions.back();
     f.name = std::move(name);
     f.loc = locOf(at);
+    f.endLine = ts_node_end_point(at).row + 1;
+    if (auto it = roles_.hot.find(f.name); it != roles_.hot.end()) f.hot = it->second;
+    f.deliberate = deliberateRole(f.name);
     return f;
   }
 
@@ -143,6 +150,7 @@ class ModuleLowering {
   model::Module& m_;
   ModuleContext mc_;
   const std::unordered_map<std::string, Fact>* outer_ = nullptr;  // enclosing function's facts
+  FunctionRoles roles_;  // hot functions (run every step), found before lowering
 };
 
 }  // namespace
@@ -180,6 +188,9 @@ model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnost
     if (tree && ts_node_has_error(ts_tree_root_node(tree.get()))) tree.reset();
   }
   if (!tree) tree = parse();
+  // Valid Python the pinned grammar rejects (PyGrammarGaps.h): parse a repaired copy.
+  if (tree && ts_node_has_error(ts_tree_root_node(tree.get())))
+    if (TSTree* repaired = reparseGrammarGaps(parser, t, tree.get())) tree.reset(repaired);
   if (!tree) {
     diagnostics.push_back({"parse-error", Severity::Error, file.path(), {}, "could not parse file", {}, {}});
     return m;

@@ -7,13 +7,24 @@
 namespace sl {
 namespace {
 
+// The header line of rule.md: "severity: note · kind: performance · languages: python, cpp".
+std::string headerField(const std::string& doc, const std::string& key) {
+  size_t line = doc.find("\nseverity:");
+  if (line == std::string::npos) return "";
+  std::string header = doc.substr(line + 1, doc.find('\n', line + 1) - line - 1);
+  size_t p = header.find(key + ":");
+  if (p == std::string::npos) return "";
+  p += key.size() + 1;
+  size_t e = header.find("\xc2\xb7", p);  // the '·' separating fields
+  std::string v = header.substr(p, e == std::string::npos ? std::string::npos : e - p);
+  v.erase(0, v.find_first_not_of(' '));
+  v.erase(v.find_last_not_of(' ') + 1);
+  return v;
+}
+
 Severity severityFromDoc(const std::string& doc) {
-  size_t p = doc.find("\nseverity:");
-  if (p == std::string::npos) return Severity::Warning;
-  std::string rest = doc.substr(p + 10, 16);
-  if (rest.find("error") != std::string::npos) return Severity::Error;
-  if (rest.find("note") != std::string::npos) return Severity::Note;
-  return Severity::Warning;
+  std::string s = headerField(doc, "severity");
+  return s == "error" ? Severity::Error : s == "note" ? Severity::Note : Severity::Warning;
 }
 
 // First paragraph under "## What it does", joined into one line.
@@ -42,6 +53,7 @@ const std::vector<RuleInfo>& ruleCatalogue() {
       r.doc = g.doc;
       r.helpUri = g.docPath;
       r.severity = severityFromDoc(r.doc);
+      r.kind = headerField(r.doc, "kind");
       r.summary = summaryFromDoc(r.doc);
       for (const auto& [n, t] : g.examples) r.examples.emplace_back(n, t);
       r.runtime = g.make == nullptr;

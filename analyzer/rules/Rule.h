@@ -18,6 +18,10 @@ struct RuleInfo {
   std::string id;        // "SL401"
   std::string name;      // "backward-in-side-stream"
   Severity severity = Severity::Warning;  // from the `severity:` line of rule.md
+  // `kind:` on the same line: "correctness" (wrong results: on everywhere) or "performance"
+  // (a cost: off in deliberate code such as tests unless the project asks, driver/DeliberateCode.h).
+  std::string kind;
+  bool performance() const { return kind == "performance"; }
   std::string summary;   // first paragraph of "What it does"
   std::string doc;       // rule.md verbatim
   std::string helpUri;   // repository-relative path of rule.md

@@ -53,3 +53,42 @@ def enumerate_counter(xs, device):
     for i, x in enumerate(xs):
         if i == 0:
             continue
+
+
+import torch.nn as nn
+
+
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.ones(1, device="cuda")
+        self.calls = 0
+
+    def forward(self, x):
+        self.calls += 1
+        if self.calls % 100 == 0:
+            print(self.scale.item())  # under an interval guard: once every 100 steps
+        assert x is not None, f"scale {self.scale.item()}"  # the message runs only on failure
+        if self.calls < 0:
+            raise ValueError(f"bad scale {self.scale.item()}")  # so does an exception's
+        return x * self.scale
+
+    def __repr__(self):
+        # Formatting for people (deliberate code): performance notes are left out here.
+        parts = []
+        for i in range(4):
+            parts.append(str(self.scale[0].item()))
+        return ", ".join(parts)
+
+
+def summary_once():
+    # A plain helper, called once: not known to run every step.
+    t = torch.zeros(1, device="cuda")
+    return t.item()
+
+
+class Recorder:
+    # Not a Module: a method named forward is just a name.
+    def forward(self):
+        t = torch.zeros(1, device="cuda")
+        return t.item()

@@ -36,15 +36,21 @@ class HostSyncInLoop : public Rule {
         if (e.kind != model::EventKind::HostSync || !implicit(e.sync)) continue;
         if (!lines.insert(e.loc.line).second) continue;  // `assert torch.equal(...)`: one per line
         int loop = model::enclosingScope(f, e.scope, model::ScopeKind::Loop);
-        if (loop < 0) continue;
-        // A guard between the sync and the loop (`if step % N == 0`) makes it occasional.
         int guard = model::enclosingScope(f, e.scope, model::ScopeKind::Guarded);
+        if (loop < 0) {
+          // No loop in sight, but the function itself runs every step (forward, an optimizer's
+          // step, a hook): the same stall, once per step, unless a guard makes it occasional.
+          if (f.hot.empty() || guard >= 0) continue;
+          if (e.sync == model::SyncKind::Allocation && !issuesGpuWork(f, 0)) continue;
+          reportHot(ctx, f, e);
+          continue;
+        }
+        // A guard between the sync and the loop (`if step % N == 0`) makes it occasional.
         if (guard >= 0 && model::scopeWithin(f, guard, loop)) continue;
         // Allocating in a loop that issues no GPU work beyond initialising what it allocates is
         // set-up (one buffer per stream or device), not a hot path: it stalls nothing.
         if (e.sync == model::SyncKind::Allocation && !issuesGpuWork(f, loop)) continue;
-        std::string what = e.api.empty() ? "this call" : "'" + e.api + "'";
-        Finding& out = ctx.report(e.loc, what +
+        Finding& out = ctx.report(e.loc, what(e) +
                                              " makes the host wait for the GPU on every loop iteration: "
                                              "the GPU idles while the host queues the next launches; "
                                              "accumulate on the GPU and read once, or read under an "
@@ -55,6 +61,17 @@ class HostSyncInLoop : public Rule {
   }
 
  private:
+  static std::string what(const model::Event& e) { return e.api.empty() ? "this call" : "'" + e.api + "'"; }
+
+  static void reportHot(RuleContext& ctx, const model::Function& f, const model::Event& e) {
+    std::string name = f.name.substr(f.name.rfind('.') + 1);  // npos + 1 == 0
+    Finding& out = ctx.report(e.loc, what(e) + " makes the host wait for the GPU in `" + name +
+                                         "()`, which runs every step (" + f.hot +
+                                         "): the GPU idles while the host queues the next launches; "
+                                         "keep the value on the GPU, or read it under an interval guard");
+    ctx.note(out, f.loc, "`" + name + "()` runs every step: " + f.hot);
+  }
+
   static bool implicit(model::SyncKind k) {
     return k == model::SyncKind::ValueRead || k == model::SyncKind::BlockingCopy ||
            k == model::SyncKind::Allocation;

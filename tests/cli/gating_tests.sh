@@ -132,6 +132,31 @@ expect_in config-bad-wrapper-msg "$tmp/err" "'stream-wrappers.\"acc.stream\"' mu
 check config-missing 2 "$SL" check --config "$tmp/nope.toml" "$proj"
 rm "$proj/pyproject.toml"
 
+# Deliberate code: performance notes in tests/ (and benchmarks/, examples/, `__repr__`...) are
+# left out and counted; correctness rules stay on; the flag or the config key shows them.
+dp=$tmp/deliberate
+mkdir -p "$dp/tests"
+printf '[tool.streamlint]\n' >"$dp/pyproject.toml"  # the project root
+cp "$seed/stream_timing_experiment.py" "$dp/tests/timing.py"  # SL303 x2, SL501 x2: performance
+cp "$seed/overlapped_forward_backward.py" "$dp/tests/ofb.py"  # SL401: correctness
+check deliberate 1 "$SL" check --no-color "$dp"
+expect_in deliberate-correctness "$tmp/out" "[SL401]"
+expect_not_in deliberate-performance "$tmp/out" "[SL303]"
+expect_in deliberate-summary "$tmp/out" "SL401: 1); 4 performance notes in deliberate code hidden"
+check deliberate-stats 1 "$SL" check --statistics "$dp"
+expect_in deliberate-stats-reason "$tmp/out" "SL303  device-allocation-in-side-stream  in tests/"
+check deliberate-json 1 "$SL" check --format json "$dp"
+expect_in deliberate-json-count "$tmp/out" '"deliberate_code": 4'
+check deliberate-flag 1 "$SL" check --format json --check-deliberate-code "$dp"
+expect_in deliberate-flag-shown "$tmp/out" '"rule": "SL303"'
+printf '[tool.streamlint]\ncheck-deliberate-code = true\n' >"$dp/pyproject.toml"
+check deliberate-config 1 "$SL" check --format json "$dp"
+expect_in deliberate-config-shown "$tmp/out" '"rule": "SL501"'
+# Only hidden notes: no findings (exit 0), and the count on stderr. Naming the file changes nothing.
+printf '[tool.streamlint]\n' >"$dp/pyproject.toml"
+check deliberate-only-hidden 0 "$SL" check "$dp/tests/timing.py"
+expect_in deliberate-only-hidden-msg "$tmp/err" "no findings; 4 performance notes in deliberate code hidden"
+
 # Project knowledge: DeepSpeed-style stream wrappers and a DualPipe-style backward helper.
 cat >"$tmp/ds.py" <<'PY'
 import torch

@@ -60,6 +60,14 @@ check pep263 0 "$SL" check "$tmp/cookie.py"
 printf 'int main( {\n' >"$tmp/broken.cpp"
 check cxx-parse-error 0 "$SL" check "$tmp/broken.cpp" examples/python/fixed
 expect_in cxx-parse-error-msg "$tmp/err" "broken.cpp:1:1: error: could not parse"
+# Valid Python the pinned grammar rejects (analyzer/python/PyGrammarGaps.h) or accepts: never a
+# syntax error, whole or prefiltered; the test data itself is valid for CPython.
+forms="tests/data/python/valid_forms.py tests/data/python/valid_forms_py312.py"
+check valid-forms-cpython 0 /usr/bin/python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read())' tests/data/python/valid_forms.py
+check valid-forms 0 "$SL" check --no-prefilter $forms
+check valid-forms-prefilter 0 "$SL" check $forms
+printf 'import torch\ndef f(a, b):\n    return a, * * b\n' >"$tmp/star.py"
+check invalid-star 2 "$SL" check --no-prefilter "$tmp/star.py"
 check missing 2 "$SL" check "$tmp/nope.py"
 expect_in missing-msg "$tmp/err" "nope.py: error: No such file"
 mkdir -p "$tmp/loop" && ln -s "$tmp/loop/a.py" "$tmp/loop/a.py"

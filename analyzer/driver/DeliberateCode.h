@@ -1,0 +1,44 @@
+// Deliberate code: tests, benchmarks, examples, functions written for people (`__repr__`) and
+// lines that run only on failure (an exception's message).
+// A test reads `.item()` to compare, a benchmark synchronizes to time, an example prints the
+// loss every step, `__repr__` formats a value: the cost is chosen, so *performance* notes
+// (rule.md `kind: performance`: SL3xx, SL5xx, SL6xx) are left out there by default and only
+// counted ("N hidden"). Correctness rules (SL1xx, SL2xx, SL401) stay on everywhere.
+// `check-deliberate-code = true` (config) or `--check-deliberate-code` shows them.
+//
+// Paths are judged relative to the project root, the same way whatever PATH was named on the
+// command line (like ruff's per-file-ignores), so pre-commit's file lists, a CI run on `.`
+// and a baseline agree: the directory of the config that governs the file, else the git work
+// tree holding it, else the current directory — the first that contains the file. A file
+// outside all of them is judged by its name only.
+#pragma once
+#include <map>
+#include <string>
+
+#include "core/Finding.h"
+#include "model/StreamModel.h"
+
+namespace sl {
+
+// Why a path relative to the project root ('/'-separated) is deliberate code, or "":
+// a directory tests/, test/, benchmarks/, benchmark/, bench/, examples/, example/ ("tests/"),
+// or a file test_*.py, *_test.py, conftest.py (any extension for the first two).
+std::string deliberatePathReason(const std::string& relative);
+
+// Finds project roots (git work trees, cached per directory). Not thread-safe.
+class ProjectRoots {
+ public:
+  // Why `path` is deliberate code, judged from the first of `configDir` (may be ""), the git
+  // work tree and the current directory that contains it; "" when it is not.
+  std::string deliberateReason(const std::string& path, const std::string& configDir);
+
+ private:
+  std::string gitRoot(const std::string& dir);
+  std::map<std::string, std::string> gitRoots_;  // directory -> work tree root ("" = none)
+};
+
+// Why a finding at `line` of module `m` sits in deliberate code: a deliberate function
+// (`__repr__`) or a line that runs only on failure (`raise`); "" when it does not.
+std::string deliberateLineReason(const model::Module& m, uint32_t line);
+
+}  // namespace sl

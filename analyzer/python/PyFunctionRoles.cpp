@@ -1,0 +1,259 @@
+#include "python/PyFunctionRoles.h"
+
+#include <algorithm>
+#include <cctype>
+#include <unordered_set>
+#include <vector>
+
+namespace sl::py {
+namespace {
+
+// Registrations whose hook runs on every forward, backward or optimizer step. Not the
+// state-dict and load hooks: those run once.
+const char* kHookRegistrations[] = {
+    "register_forward_hook",          "register_forward_pre_hook",
+    "register_full_backward_hook",    "register_full_backward_pre_hook",
+    "register_backward_hook",         "register_hook",
+    "register_post_accumulate_grad_hook", "register_comm_hook",
+    "register_multi_grad_hook",       "register_module_forward_hook",
+    "register_module_forward_pre_hook", "register_module_full_backward_hook",
+    "register_module_full_backward_pre_hook", "register_step_pre_hook",
+    "register_step_post_hook",
+};
+
+bool isHookRegistration(std::string_view name) {
+  for (const char* h : kHookRegistrations)
+    if (name == h) return true;
+  return false;
+}
+
+enum class ClassRole { None, Module, AutogradFunction, Optimizer };
+
+struct FnDef {
+  std::string name;  // as PythonFrontend names it
+  std::string cls;   // the class of a method, "" otherwise
+  uint32_t begin = 0, end = 0;
+};
+
+struct ClassDef {
+  TSNode node{};   // the class_definition
+  TSNode bases{};  // argument_list, or null
+  std::vector<std::pair<std::string, std::string>> methods;  // (method, function name)
+  ClassRole role = ClassRole::None;
+  bool resolving = false, resolved = false;
+};
+
+std::string_view lastName(std::string_view dotted) {
+  size_t dot = dotted.rfind('.');
+  return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
+}
+
+class RoleFinder {
+ public:
+  RoleFinder(std::string_view src, const Imports& imports) : src_(src), imports_(imports) {}
+
+  FunctionRoles run(TSNode root) {
+    definitions(root, "", "");
+    FunctionRoles out;
+    for (auto& [name, c] : classes_) {
+      const char* methods[2] = {nullptr, nullptr};
+      const char* kind = "";
+      switch (roleOf(name)) {
+        case ClassRole::Module: methods[0] = "forward", methods[1] = "training_step", kind = "nn.Module."; break;
+        case ClassRole::AutogradFunction: methods[0] = "forward", methods[1] = "backward", kind = "autograd.Function."; break;
+        case ClassRole::Optimizer: methods[0] = "step", kind = "Optimizer."; break;
+        case ClassRole::None: continue;
+      }
+      for (const auto& [method, fn] : c.methods)
+        for (const char* m : methods)
+          if (m && method == m) out.hot.emplace(fn, kind + method);
+    }
+    hooks(root, out);
+    return out;
+  }
+
+ private:
+  // Mirrors PythonFrontend's lowerDefinitions, so names match the model's functions.
+  void definitions(TSNode block, const std::string& prefix, const std::string& cls) {
+    for (TSNode s : NamedChildren(block)) {
+      TSNode d = is(s, "decorated_definition") ? field(s, "definition") : s;
+      if (is(d, "function_definition")) {
+        std::string n(text(field(d, "name"), src_));
+        std::string name = prefix + n;
+        fns_.push_back({name, cls, ts_node_start_byte(d), ts_node_end_byte(d)});
+        names_.insert(name);
+        if (!cls.empty()) classes_[cls].methods.emplace_back(n, name);
+        definitions(field(d, "body"), name + ".", "");
+      } else if (is(d, "class_definition")) {
+        std::string c(text(field(d, "name"), src_));
+        ClassDef& def = classes_[c];
+        if (ts_node_is_null(def.node)) def.node = d, def.bases = field(d, "superclasses");
+        definitions(field(d, "body"), c + ".", c);
+      } else if (cls.empty() && (is(d, "if_statement") || is(d, "try_statement"))) {
+        for (TSNode c : NamedChildren(d))
+          if (is(c, "block")) definitions(c, prefix, cls);
+      }
+    }
+  }
+
+  // A class's role from its bases: the first base with a role decides.
+  ClassRole roleOf(const std::string& cls) {
+    auto it = classes_.find(cls);
+    if (it == classes_.end()) return ClassRole::None;
+    ClassDef& c = it->second;
+    if (c.resolved || c.resolving) return c.role;  // a cycle (invalid Python) resolves to None
+    c.resolving = true;
+    ClassRole role = ClassRole::None;
+    bool based = false;  // has a base other than object
+    if (!ts_node_is_null(c.bases))
+      for (TSNode b : NamedChildren(c.bases)) {
+        if (!is(b, "identifier") && !is(b, "attribute")) continue;  // metaclass=..., Generic[T]
+        std::string written(text(b, src_));
+        based |= written != "object";
+        if ((role = baseRole(written)) != ClassRole::None) break;
+      }
+    // A base from another file (`class UNet(ModelMixin)`): the class is a Module when its own
+    // code builds one — it calls super().__init__ and stores torch.nn modules in `self.`.
+    if (role == ClassRole::None && based && buildsSubmodules(classText(c.node))) role = ClassRole::Module;
+    c.role = role, c.resolving = false, c.resolved = true;
+    return role;
+  }
+
+  // The class's text in the file, found by indentation: under the prefilter the tree may hold
+  // only parts of it. A line indented no deeper than `class` ends it (blank lines and comments
+  // do not); a string continued at column 0 ends it early, which only loses a detection.
+  std::string_view classText(TSNode cls) const {
+    size_t b = ts_node_start_byte(cls), indent = ts_node_start_point(cls).column, end = src_.size();
+    for (size_t nl = src_.find('\n', b); nl != std::string_view::npos; nl = src_.find('\n', nl + 1)) {
+      size_t p = nl + 1;
+      while (p < src_.size() && (src_[p] == ' ' || src_[p] == '\t')) ++p;
+      if (p >= src_.size()) break;
+      if (src_[p] == '\n' || src_[p] == '\r' || src_[p] == '#') continue;
+      if (p - (nl + 1) <= indent) {
+        end = nl + 1;
+        break;
+      }
+    }
+    return src_.substr(b, end - b);
+  }
+
+  static bool buildsSubmodules(std::string_view cls) {
+    if (cls.find("super(") == std::string_view::npos || cls.find("__init__(") == std::string_view::npos) return false;
+    for (size_t p = cls.find("self."); p != std::string_view::npos; p = cls.find("self.", p + 5)) {
+      size_t eol = cls.find('\n', p);
+      std::string_view line = cls.substr(p, eol == std::string_view::npos ? std::string_view::npos : eol - p);
+      size_t eq = line.find(" = ");
+      if (eq == std::string_view::npos) continue;
+      std::string_view rhs = line.substr(eq + 3);
+      if (rhs.starts_with("nn.") || rhs.starts_with("torch.nn.")) return true;
+    }
+    return false;
+  }
+
+  ClassRole baseRole(const std::string& written) {
+    std::string canonical = imports_.canonical(written);
+    const std::string& full = canonical.empty() ? written : canonical;
+    std::string_view last = lastName(full);
+    bool capital = !last.empty() && std::isupper(static_cast<unsigned char>(last[0]));
+    if (full.starts_with("torch.autograd.") && last.ends_with("Function")) return ClassRole::AutogradFunction;
+    if (written.ends_with("autograd.Function")) return ClassRole::AutogradFunction;
+    if (last.ends_with("Module")) return ClassRole::Module;
+    if (full.starts_with("torch.nn.") && capital && !full.starts_with("torch.nn.utils.") &&
+        last != "Parameter" && last != "UninitializedParameter" && last != "Buffer" && last != "UninitializedBuffer")
+      return ClassRole::Module;
+    if (last.ends_with("Optimizer")) return ClassRole::Optimizer;
+    if (full.starts_with("torch.optim.") && capital && full.find('.', 12) == std::string::npos)
+      return ClassRole::Optimizer;
+    if (written.find('.') == std::string::npos) return roleOf(written);  // a class of this module
+    return ClassRole::None;
+  }
+
+  // Calls of a hook registration and raise statements anywhere in the module (iteratively:
+  // trees can be deep).
+  void hooks(TSNode root, FunctionRoles& out) {
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    for (bool more = true; more;) {
+      TSNode n = ts_tree_cursor_current_node(&cur);
+      if (is(n, "call")) hookCall(n, out);
+      if (is(n, "raise_statement"))
+        out.raises.emplace_back(ts_node_start_point(n).row + 1, ts_node_end_point(n).row + 1);
+      if (ts_tree_cursor_goto_first_child(&cur)) continue;
+      while (!(more = ts_tree_cursor_goto_next_sibling(&cur)))
+        if (!ts_tree_cursor_goto_parent(&cur)) break;
+    }
+    ts_tree_cursor_delete(&cur);
+  }
+
+  void hookCall(TSNode call, FunctionRoles& out) {
+    TSNode fn = field(call, "function");
+    std::string_view name = is(fn, "attribute") ? text(field(fn, "attribute"), src_) : text(fn, src_);
+    if (!isHookRegistration(name)) return;
+    TSNode args = field(call, "arguments");
+    if (!is(args, "argument_list")) return;
+    for (TSNode a : NamedChildren(args)) {
+      if (is(a, "keyword_argument")) a = field(a, "value");
+      // functools.partial(hook, ...): the hook is its first argument.
+      if (is(a, "call") && lastName(text(field(a, "function"), src_)) == "partial") {
+        TSNode pa = field(a, "arguments");
+        a = is(pa, "argument_list") ? ts_node_named_child(pa, 0) : TSNode{};
+      }
+      std::string target = resolve(a, ts_node_start_byte(call));
+      if (!target.empty()) out.hot.emplace(target, "a hook registered with " + std::string(name));
+    }
+  }
+
+  // The module function an argument names: `hook` (nested in an enclosing function, or at
+  // module level) or `self.hook` (a method of the enclosing class); "" when none.
+  std::string resolve(TSNode a, uint32_t at) const {
+    if (ts_node_is_null(a)) return "";
+    std::vector<const FnDef*> enclosing;  // innermost first
+    for (const auto& f : fns_)
+      if (f.begin <= at && at < f.end) enclosing.push_back(&f);
+    std::sort(enclosing.begin(), enclosing.end(),
+              [](const FnDef* x, const FnDef* y) { return x->end - x->begin < y->end - y->begin; });
+    if (is(a, "identifier")) {
+      std::string id(text(a, src_));
+      for (const FnDef* f : enclosing)
+        if (names_.count(f->name + "." + id)) return f->name + "." + id;
+      return names_.count(id) ? id : "";
+    }
+    if (is(a, "attribute") && text(field(a, "object"), src_) == "self") {
+      for (const FnDef* f : enclosing)
+        if (!f->cls.empty()) {
+          std::string m = f->cls + "." + std::string(text(field(a, "attribute"), src_));
+          return names_.count(m) ? m : "";
+        }
+    }
+    return "";
+  }
+
+  std::string_view src_;
+  const Imports& imports_;
+  std::vector<FnDef> fns_;
+  std::unordered_set<std::string> names_;
+  std::unordered_map<std::string, ClassDef> classes_;
+};
+
+}  // namespace
+
+FunctionRoles findFunctionRoles(TSNode root, std::string_view src, const Imports& imports) {
+  return RoleFinder(src, imports).run(root);
+}
+
+std::string deliberateRole(std::string_view name) {
+  std::string_view last = lastName(name);
+  for (const char* m : {"__str__", "__repr__", "__format__", "__rich_repr__", "extra_repr"})
+    if (last == m) return "`" + std::string(last) + "`";
+  return "";
+}
+
+bool namesHookRegistration(std::string_view src) {
+  for (size_t p = src.find("register_"); p != std::string_view::npos; p = src.find("register_", p + 9)) {
+    size_t e = p;
+    while (e < src.size() && (std::isalnum(static_cast<unsigned char>(src[e])) || src[e] == '_')) ++e;
+    if (isHookRegistration(src.substr(p, e - p))) return true;
+  }
+  return false;
+}
+
+}  // namespace sl::py

@@ -1,0 +1,52 @@
+// Function-level facts of one Python module that no statement of the function shows: which
+// functions run every training step although no loop is in sight ("hot"), and which are
+// written for people rather than for speed ("deliberate").
+//
+// Hot, by these rules (precise on purpose: a wrong "hot" turns a one-off read into a note):
+//   * `forward` and `training_step` of an nn.Module subclass: a class with a base whose last
+//     name ends in `Module` (nn.Module, torch.nn.Module, MegatronModule, LightningModule), a
+//     torch.nn class (`nn.Linear`, `torch.nn.Sequential`; not Parameter/Buffer), or a class of
+//     this module that is one of these; or, when no base says so (a base from another file:
+//     `class UNet(ModelMixin)`), a class whose own code calls super().__init__ and stores a
+//     torch.nn module in `self.` (`self.proj = nn.Linear(...)`);
+//   * `forward` and `backward` of a torch.autograd.Function subclass (`autograd.Function`,
+//     `torch.autograd.Function`, `Function` imported from torch.autograd, or a class of this
+//     module deriving from one);
+//   * `step` of an optimizer: a base whose last name ends in `Optimizer`, a torch.optim class
+//     (`torch.optim.AdamW`), or a class of this module deriving from one;
+//   * a function of this module passed to a per-step hook registration
+//     (`register_forward_hook`, `register_hook`, `register_comm_hook`...; kHookRegistrations),
+//     by name, as `self.method`, or through `functools.partial(f, ...)`.
+// Deliberate: `__str__`, `__repr__`, `__format__`, `__rich_repr__`, `extra_repr` (formatting
+// for people; a sync there is the price of showing a value).
+#pragma once
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "python/PyImports.h"
+#include "python/TsNode.h"
+
+namespace sl::py {
+
+struct FunctionRoles {
+  // Function name as PythonFrontend names it ("C.forward", "f.hook") -> why it is hot
+  // ("nn.Module.forward", "a hook registered with register_forward_hook").
+  std::unordered_map<std::string, std::string> hot;
+  // [first, last] lines of each `raise` statement: its message runs only on failure (like an
+  // assertion's message, which the lowering never evaluates).
+  std::vector<std::pair<uint32_t, uint32_t>> raises;
+};
+
+// `imports`: the module-level imports (resolve `nn.Module`, `Function`).
+FunctionRoles findFunctionRoles(TSNode root, std::string_view src, const Imports& imports);
+
+// Why a function named `name` (its last part) is deliberate code ("`__repr__`"), or "".
+std::string deliberateRole(std::string_view name);
+
+// Whether `src` names a hook registration: PyPrefilter parses such files whole, because the
+// registration that makes a function hot may sit in code that it would otherwise drop.
+bool namesHookRegistration(std::string_view src);
+
+}  // namespace sl::py

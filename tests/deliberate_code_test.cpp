@@ -1,0 +1,135 @@
+// Deliberate code (driver/DeliberateCode.h): which paths and functions hold it, judged from
+// the project root, and that only performance notes are left out there.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "driver/Check.h"
+#include "driver/DeliberateCode.h"
+
+namespace fs = std::filesystem;
+using sl::deliberatePathReason;
+
+TEST(DeliberateCode, PathsRelativeToTheRoot) {
+  EXPECT_EQ(deliberatePathReason("tests/test_model.py"), "tests/");
+  EXPECT_EQ(deliberatePathReason("pkg/tests/unit/helpers.py"), "tests/");
+  EXPECT_EQ(deliberatePathReason("benchmarks/attn.py"), "benchmarks/");
+  EXPECT_EQ(deliberatePathReason("bench/run.py"), "bench/");
+  EXPECT_EQ(deliberatePathReason("examples/train.py"), "examples/");
+  EXPECT_EQ(deliberatePathReason("test/csrc/a_test.cpp"), "test/");
+  EXPECT_EQ(deliberatePathReason("pkg/test_ops.py"), "test_*.py");
+  EXPECT_EQ(deliberatePathReason("pkg/ops_test.py"), "*_test.py");
+  EXPECT_EQ(deliberatePathReason("csrc/kernels_test.cu"), "*_test.cu");
+  EXPECT_EQ(deliberatePathReason("conftest.py"), "conftest.py");
+  // Not deliberate: the training code, scripts (often the real entry points), look-alikes.
+  EXPECT_EQ(deliberatePathReason("pkg/model.py"), "");
+  EXPECT_EQ(deliberatePathReason("scripts/train.py"), "");
+  EXPECT_EQ(deliberatePathReason("pkg/testing_utils.py"), "");
+  EXPECT_EQ(deliberatePathReason("pkg/latest.py"), "");
+  EXPECT_EQ(deliberatePathReason("pkg/_test.py"), "");
+  EXPECT_EQ(deliberatePathReason("tests"), "");  // a file named tests, not a directory
+  // Outside the root: the directories above it say nothing about the project.
+  EXPECT_EQ(deliberatePathReason("../tests/model.py"), "");
+}
+
+namespace {
+
+struct TempDir {
+  fs::path dir = fs::temp_directory_path() / ("sl_deliberate_test_" + std::to_string(::getpid()));
+  TempDir() { fs::create_directories(dir); }
+  ~TempDir() { fs::remove_all(dir); }
+  std::string write(const std::string& rel, const std::string& text) {
+    fs::create_directories((dir / rel).parent_path());
+    std::ofstream(dir / rel) << text;
+    return (dir / rel).string();
+  }
+};
+
+// A loop of value reads (SL302, performance) and a wait on the default stream (SL103, correctness).
+const char* kBoth =
+    "import torch\n"
+    "def f(s):\n"
+    "    x = torch.zeros(2, device='cuda')\n"
+    "    for _ in range(3):\n"
+    "        x.item()\n"
+    "    s.wait_stream(torch.cuda.default_stream())\n";
+
+}  // namespace
+
+TEST(DeliberateCode, FailureOnlyLinesAndFormattingMethods) {
+  TempDir t;
+  std::string src = t.write("proj/pkg/m.py",
+                            "import torch\n"
+                            "def f(n):\n"
+                            "    x = torch.zeros(2, device='cuda')\n"
+                            "    for _ in range(n):\n"
+                            "        if n < 0:\n"
+                            "            raise ValueError(\n"
+                            "                f'{x.item()}')\n"  // runs only on failure: hidden
+                            "        x.item()\n"                // shown
+                            "class C:\n"
+                            "    def __repr__(self):\n"
+                            "        x = torch.zeros(2, device='cuda')\n"
+                            "        for _ in range(2):\n"
+                            "            x.item()\n"            // formatting: hidden
+                            "        return ''\n");
+  sl::CheckOptions o;
+  o.paths = {src};
+  o.jobs = 1;
+  sl::CheckResult r = sl::runCheck(o);
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].loc.line, 8u);
+  ASSERT_EQ(r.hiddenDeliberate.size(), 2u);
+  EXPECT_EQ(r.hiddenDeliberate[0].loc.line, 7u);
+  EXPECT_EQ(r.hiddenDeliberate[0].properties["deliberate"], "`raise`");
+  EXPECT_EQ(r.hiddenDeliberate[1].loc.line, 13u);
+  EXPECT_EQ(r.hiddenDeliberate[1].properties["deliberate"], "`__repr__`");
+}
+
+TEST(DeliberateCode, RootIsTheConfigThenGitThenNothing) {
+  TempDir t;
+  sl::ProjectRoots roots;
+  // No config, no git: the directories above the file mean nothing (the cwd is elsewhere).
+  std::string inTests = t.write("proj/tests/a.py", "");
+  EXPECT_EQ(roots.deliberateReason(inTests, ""), "");
+  EXPECT_EQ(roots.deliberateReason(t.write("proj/pkg/test_a.py", ""), ""), "test_*.py");
+  // A git work tree makes proj the root.
+  fs::create_directories(t.dir / "proj/.git");
+  sl::ProjectRoots withGit;
+  EXPECT_EQ(withGit.deliberateReason(inTests, ""), "tests/");
+  // A config directory comes first: a project nested in tests/ has its own root.
+  std::string nested = t.write("proj/tests/fixture_project/src/m.py", "");
+  EXPECT_EQ(withGit.deliberateReason(nested, (t.dir / "proj/tests/fixture_project").string()), "");
+  EXPECT_EQ(withGit.deliberateReason(nested, ""), "tests/");
+  // A config that does not contain the file (--config elsewhere) is passed over.
+  EXPECT_EQ(withGit.deliberateReason(inTests, (t.dir / "elsewhere").string()), "tests/");
+}
+
+TEST(DeliberateCode, OnlyPerformanceNotesAreHiddenAndCounted) {
+  TempDir t;
+  t.write("proj/.streamlint.toml", "select = [\"SL1\", \"SL3\"]\n");
+  std::string test = t.write("proj/tests/test_train.py", kBoth);
+  std::string src = t.write("proj/pkg/train.py", kBoth);
+  sl::CheckOptions o;
+  o.paths = {test, src};
+  o.jobs = 1;
+  sl::CheckResult r = sl::runCheck(o);
+  std::vector<std::string> shown, hidden;
+  for (const auto& f : r.findings) shown.push_back(fs::path(f.path).filename().string() + " " + f.ruleId);
+  for (const auto& f : r.hiddenDeliberate)
+    hidden.push_back(fs::path(f.path).filename().string() + " " + f.ruleId + " " + f.properties["deliberate"].get<std::string>());
+  EXPECT_EQ(shown, (std::vector<std::string>{"train.py SL302", "train.py SL103", "test_train.py SL103"}));
+  EXPECT_EQ(hidden, (std::vector<std::string>{"test_train.py SL302 tests/"}));
+  // Asked for: everything is shown, nothing hidden.
+  o.checkDeliberateCode = true;
+  r = sl::runCheck(o);
+  EXPECT_EQ(r.findings.size(), 4u);
+  EXPECT_TRUE(r.hiddenDeliberate.empty());
+  // The config's key does the same for the files it governs.
+  t.write("proj/.streamlint.toml", "select = [\"SL1\", \"SL3\"]\ncheck-deliberate-code = true\n");
+  o.checkDeliberateCode = false;
+  r = sl::runCheck(o);
+  EXPECT_EQ(r.findings.size(), 4u);
+}

@@ -1,0 +1,143 @@
+// Function-level facts of the Python frontend (python/PyFunctionRoles.h): which functions run
+// every step, which are written for people.
+#include <gtest/gtest.h>
+
+#include "model/ModelDump.h"
+#include "python/PythonFrontend.h"
+
+namespace {
+
+sl::model::Module lowerModule(const std::string& code, std::vector<sl::Finding>* diags = nullptr) {
+  std::vector<sl::Finding> d;
+  sl::SourceFile f("t.py", code);
+  auto m = sl::py::lowerPython(f, d);
+  if (diags) *diags = d;
+  return m;
+}
+
+std::string hotOf(const sl::model::Module& m, const std::string& name) {
+  const sl::model::Function* f = m.find(name);
+  return f ? f->hot : "<missing>";
+}
+
+}  // namespace
+
+TEST(FunctionRoles, ClassesWhoseMethodsRunEveryStep) {
+  auto m = lowerModule(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "from torch import autograd, optim\n"
+      "from torch.autograd import Function as F\n"
+      "class A(nn.Module):\n"
+      "    def forward(self, x): return x\n"
+      "    def reset(self): pass\n"
+      "class B(A):\n"                       // through a class of this module
+      "    def forward(self, x): return x\n"
+      "class C(MegatronModule):\n"          // a base named *Module
+      "    def forward(self, x): return x\n"
+      "class D(torch.nn.Linear):\n"         // any torch.nn class
+      "    def forward(self, x): return x\n"
+      "class P(torch.nn.Parameter):\n"      // ... but a Parameter is a tensor
+      "    def forward(self, x): return x\n"
+      "class G(autograd.Function):\n"
+      "    @staticmethod\n"
+      "    def forward(ctx, x): return x\n"
+      "    @staticmethod\n"
+      "    def backward(ctx, g): return g\n"
+      "class H(F):\n"                       // Function imported from torch.autograd, aliased
+      "    def backward(ctx, g): return g\n"
+      "class Function:\n"                   // a class of the user's that happens to be called Function
+      "    pass\n"
+      "class K(Function):\n"
+      "    def forward(self, x): return x\n"
+      "class O(optim.Optimizer):\n"
+      "    def step(self): pass\n"
+      "    def zero_grad(self): pass\n"
+      "class Q(DistributedOptimizer):\n"
+      "    def step(self): pass\n"
+      "class Plain:\n"
+      "    def forward(self, x): return x\n"
+      "class Unet(ModelMixin, ConfigMixin):\n"  // a base from another file, but it builds modules
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        # comment\n"
+      "\n"
+      "        self.conv = nn.Conv2d(1, 1, 1)\n"
+      "    def forward(self, x): return x\n"
+      "class Runner(Base):\n"                   // ... this one only stores a module it was given
+      "    def __init__(self, model):\n"
+      "        super().__init__()\n"
+      "        self.model = model\n"
+      "    def forward(self, x): return x\n"
+      "x = nn.Linear(1, 1)\n"                    // after the class: not its code
+      "class Holder(Base):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "    def forward(self, x): return x\n"
+      "self.later = nn.Linear(1, 1)\n"
+      "def forward(x): return x\n");
+  EXPECT_EQ(hotOf(m, "A.forward"), "nn.Module.forward");
+  EXPECT_EQ(hotOf(m, "A.reset"), "");
+  EXPECT_EQ(hotOf(m, "B.forward"), "nn.Module.forward");
+  EXPECT_EQ(hotOf(m, "C.forward"), "nn.Module.forward");
+  EXPECT_EQ(hotOf(m, "D.forward"), "nn.Module.forward");
+  EXPECT_EQ(hotOf(m, "P.forward"), "");
+  EXPECT_EQ(hotOf(m, "G.forward"), "autograd.Function.forward");
+  EXPECT_EQ(hotOf(m, "G.backward"), "autograd.Function.backward");
+  EXPECT_EQ(hotOf(m, "H.backward"), "autograd.Function.backward");
+  EXPECT_EQ(hotOf(m, "K.forward"), "");
+  EXPECT_EQ(hotOf(m, "O.step"), "Optimizer.step");
+  EXPECT_EQ(hotOf(m, "O.zero_grad"), "");
+  EXPECT_EQ(hotOf(m, "Q.step"), "Optimizer.step");
+  EXPECT_EQ(hotOf(m, "Plain.forward"), "");
+  EXPECT_EQ(hotOf(m, "Unet.forward"), "nn.Module.forward");
+  EXPECT_EQ(hotOf(m, "Runner.forward"), "");
+  EXPECT_EQ(hotOf(m, "Holder.forward"), "");
+  EXPECT_EQ(hotOf(m, "forward"), "");
+}
+
+TEST(FunctionRoles, HooksRegisteredInThisModule) {
+  auto m = lowerModule(
+      "import functools\n"
+      "import torch\n"
+      "def on_forward(mod, i, o): pass\n"
+      "def on_grad(g): pass\n"
+      "def on_load(*a): pass\n"
+      "def unused(g): pass\n"
+      "class M(torch.nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.register_full_backward_hook(self._bw)\n"
+      "    def _bw(self, mod, gi, go): pass\n"
+      "def install(model, ddp, state):\n"
+      "    def nested(g): return g\n"
+      "    model.register_forward_hook(on_forward)\n"
+      "    model.weight.register_hook(nested)\n"
+      "    model.weight.register_post_accumulate_grad_hook(functools.partial(on_grad))\n"
+      "    ddp.register_comm_hook(state, hook=on_grad)\n"
+      "    model.register_load_state_dict_post_hook(on_load)\n");
+  EXPECT_EQ(hotOf(m, "on_forward"), "a hook registered with register_forward_hook");
+  EXPECT_EQ(hotOf(m, "install.nested"), "a hook registered with register_hook");
+  EXPECT_EQ(hotOf(m, "on_grad"), "a hook registered with register_post_accumulate_grad_hook");
+  EXPECT_EQ(hotOf(m, "M._bw"), "a hook registered with register_full_backward_hook");
+  EXPECT_EQ(hotOf(m, "on_load"), "");  // runs once, on load
+  EXPECT_EQ(hotOf(m, "unused"), "");
+  EXPECT_EQ(hotOf(m, "install"), "");
+}
+
+TEST(FunctionRoles, FormattingMethodsAreDeliberateAndEndLinesAreKept) {
+  auto m = lowerModule(
+      "import torch\n"
+      "class M:\n"
+      "    def __repr__(self):\n"
+      "        return 'M'\n"
+      "    def extra_repr(self):\n"
+      "        return ''\n"
+      "    def show(self):\n"
+      "        return 1\n");
+  ASSERT_NE(m.find("M.__repr__"), nullptr);
+  EXPECT_EQ(m.find("M.__repr__")->deliberate, "`__repr__`");
+  EXPECT_EQ(m.find("M.__repr__")->endLine, 4u);
+  EXPECT_EQ(m.find("M.extra_repr")->deliberate, "`extra_repr`");
+  EXPECT_EQ(m.find("M.show")->deliberate, "");
+}
