@@ -275,8 +275,9 @@ Value Lowerer::evalOperator(TSNode e) {
   for (TSNode c : NamedChildren(e)) operands.push_back(eval(c));
   bool anyCuda = std::any_of(operands.begin(), operands.end(), isCuda);
   if (!std::strcmp(t, "boolean_operator") || !std::strcmp(t, "not_operator")) {
-    // `a and b` / `not a` call bool() on a tensor operand: the host waits for its value.
-    for (const auto& v : operands) readValue(e, v, SyncKind::ValueRead, "bool");
+    // `a and b` / `a or b` / `not a` call bool() on their left operand (the right one is only
+    // returned): the host waits for a tensor's value.
+    if (!operands.empty()) readValue(e, operands.front(), SyncKind::ValueRead, "bool");
     return {};
   }
   if (!std::strcmp(t, "comparison_operator")) {

@@ -250,13 +250,32 @@ void Lowerer::condition(TSNode cond) {
   readValue(cond, v, model::SyncKind::ValueRead, "bool");
 }
 
+// A logging or interval guard: `if step % log_interval == 0`, `if verbose:`, `if rank == 0:`.
+// Words are matched as whole parts of identifiers (`log_every`, `is_debug`), so `logits` or
+// `use_checkpoint` are not guards; `x % 2 == 0` is a parity test, not an interval.
 bool Lowerer::looksLikeGuard(TSNode cond) const {
   std::string c(text(cond, mc_.src));
-  if (c.find('%') != std::string::npos) return true;  // `step % log_interval == 0`
   std::transform(c.begin(), c.end(), c.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  for (const char* w : {"log", "verbose", "debug", "print", "interval", "report", "monitor",
-                        "display", "profil", "rank", "check", "valid", "eval"})
-    if (c.find(w) != std::string::npos) return true;
+  if (size_t pct = c.find('%'); pct != std::string::npos) {
+    size_t d = c.find_first_not_of(" ", pct + 1);
+    bool parity = d != std::string::npos && c.compare(d, 1, "2") == 0 &&
+                  (d + 1 >= c.size() || !std::isalnum(static_cast<unsigned char>(c[d + 1])));
+    if (!parity) return true;
+  }
+  static const char* kWords[] = {"log", "logging", "logger", "verbose", "debug", "print", "interval", "report",
+                                 "monitor", "display", "profile", "profiler", "profiling", "rank", "eval",
+                                 "evaluate", "evaluation", "validate", "validation", "val", "wandb", "tensorboard"};
+  // Split into identifier parts at non-alphanumerics and underscores.
+  size_t i = 0;
+  while (i < c.size()) {
+    while (i < c.size() && !std::isalnum(static_cast<unsigned char>(c[i]))) ++i;
+    size_t j = i;
+    while (j < c.size() && std::isalnum(static_cast<unsigned char>(c[j]))) ++j;
+    std::string_view w(c.data() + i, j - i);
+    for (const char* k : kWords)
+      if (w == k) return true;
+    i = j;
+  }
   return false;
 }
 
@@ -323,7 +342,7 @@ void Lowerer::lowerIf(TSNode s) {
       arm(field(c, "consequence"), looksLikeGuard(ec) ? ScopeKind::Guarded : ScopeKind::Branch, c);
     } else if (is(c, "else_clause")) {
       hasElse = true;
-      arm(field(c, "body"), kind == ScopeKind::Guarded ? ScopeKind::Guarded : ScopeKind::Branch, c);
+      arm(field(c, "body"), ScopeKind::Branch, c);  // the common path of an interval guard
     }
   }
   if (!hasElse) arms.push_back(before);

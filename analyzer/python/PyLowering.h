@@ -83,7 +83,6 @@ struct ModuleContext {
   // worth a (low-confidence) guess. A file that never touches CUDA is CPU code.
   bool touchesCuda = false;
   bool namesCudaItself = false;  // this file's own text names CUDA
-  std::unordered_map<std::string, std::string> classBases;  // "Block" -> "(nn.Module)"
 };
 
 class Lowerer {

@@ -84,7 +84,6 @@ class ModuleLowering {
         mc_.functions.insert(std::string(text(field(d, "name"), mc_.src)));
       } else if (is(d, "class_definition")) {
         std::string cls(text(field(d, "name"), mc_.src));
-        mc_.classBases[cls] = std::string(text(field(d, "superclasses"), mc_.src));
         for (TSNode m : NamedChildren(field(d, "body"))) {
           TSNode md = unwrapDecorated(m);
           if (is(md, "function_definition"))
@@ -112,9 +111,8 @@ class ModuleLowering {
     Lowerer low(mc_, f, cls);
     low.lowerParameters(field(def, "parameters"));
     if (outer_) low.inherit(*outer_);
-    if (auto b = mc_.classBases.find(cls); b != mc_.classBases.end() && name == cls + ".forward" &&
-                                           b->second.find("Module") != std::string::npos)
-      low.moduleInputs(def);
+    // Inputs of a module's forward (FunctionRoles decided it is one) are on the module's device.
+    if (f.hot.find("Module.forward") != std::string::npos) low.moduleInputs(def);
     TSNode body = field(def, "body");
     low.lowerBlock(body);
     if (!cls.empty())
