@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "config/Config.h"
@@ -54,7 +55,11 @@ void judge(const model::Module& m, const SourceFile* file, const std::vector<Act
   }
   std::optional<SuppressionLedger> ledger;
   if (file) ledger.emplace(*file);
+  // C++: one finding per rule and line. Inlined helpers, macro-pasted code and several uses
+  // dying at one closing brace all map onto one line; the first finding there says it.
+  std::set<std::pair<std::string, uint32_t>> seen;
   for (auto& f : found) {
+    if (m.lang == model::Lang::Cpp && f.path == m.path && !seen.insert({f.ruleId, f.loc.line}).second) continue;
     if (!enabled(f.ruleId, f.path, cfg, opts)) continue;
     if (ledger && f.path == file->path() && ledger->suppress(f)) continue;
     f.severity = cfg.severityOf(f.ruleId, f.severity);

@@ -67,3 +67,29 @@ void copy_in_branch(float* x, const float* h, float* y, int n, bool async_copy) 
   }
   consume<<<(n + 255) / 256, 256, 0, s>>>(x, y, n);
 }
+
+void either_stream(float* x, float* y, int n, bool on_a) {
+  // Produced and consumed on one stream per branch: the launch on `a` never runs before the
+  // one on `b` (exclusive branches).
+  cudaStream_t a, b;
+  cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking);
+  cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking);
+  if (on_a) {
+    produce<<<(n + 255) / 256, 256, 0, a>>>(x, n);
+    consume<<<(n + 255) / 256, 256, 0, a>>>(x, y, n);
+  } else {
+    consume<<<(n + 255) / 256, 256, 0, b>>>(x, y, n);
+  }
+}
+
+void early_out(float* x, float* y, int n, bool only_produce) {
+  // The producing path returns before the side stream's launch.
+  cudaStream_t a, b;
+  cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking);
+  cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking);
+  if (only_produce) {
+    produce<<<(n + 255) / 256, 256, 0, a>>>(x, n);
+    return;
+  }
+  consume<<<(n + 255) / 256, 256, 0, b>>>(x, y, n);
+}

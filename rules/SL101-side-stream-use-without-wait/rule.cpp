@@ -26,7 +26,9 @@ class SideStreamUseWithoutWait : public Rule {
           Finding& out = ctx.report(
               e.loc, "'" + v + "' is used on " + e.stream.describe() + " but was produced on " +
                          prod.stream.describe() + " with no wait in between: the side stream can read it "
-                         "before it is written; call " + waitHint(e.stream) + " before this use");
+                         "before it is written; call " +
+                         waitHint(ctx.module().lang, e.stream, p < 0 ? model::StreamRef{} : f.events[size_t(p)].stream) +
+                         " before this use");
           ctx.note(out, prod.loc, "'" + v + "' produced on " + prod.stream.describe() + " here");
           if (int r = model::enclosingSideRegion(f, e.scope); r >= 0)
             ctx.note(out, f.scopes[size_t(r)].loc, "side-stream region starts here");
@@ -48,10 +50,6 @@ class SideStreamUseWithoutWait : public Rule {
       if (model::scopeWithin(f, f.events[p].scope, w.scope)) return true;
     }
     return false;
-  }
-
-  static std::string waitHint(const model::StreamRef& s) {
-    return (s.name.empty() ? std::string("stream") : s.name) + ".wait_stream(<producer stream>)";
   }
 };
 
