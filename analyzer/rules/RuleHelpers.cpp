@@ -35,6 +35,11 @@ bool orderedBetween(const model::Function& f, size_t from, size_t to, const mode
         (e.sync == model::SyncKind::Device || e.sync == model::SyncKind::Event ||
          (e.sync == model::SyncKind::Stream && sameStream(e.stream, producer))))
       return true;
+    // A synchronous cudaMemcpy runs on the default stream and returns only after the work
+    // queued there before it (pageable host-to-device copies sync the stream before starting).
+    if (e.kind == EventKind::HostSync && e.sync == model::SyncKind::BlockingCopy &&
+        (producer.kind == StreamKind::Legacy || producer.kind == StreamKind::PerThread))
+      return true;
     if (e.kind == EventKind::Wait && sameStream(e.stream, waiter) &&
         (!e.value.empty() || e.other.kind == StreamKind::Unknown || sameStream(e.other, producer)))
       return true;

@@ -93,3 +93,14 @@ void early_out(float* x, float* y, int n, bool only_produce) {
   }
   consume<<<(n + 255) / 256, 256, 0, b>>>(x, y, n);
 }
+
+void drained_by_blocking_copy(float* y, const float* h_params, float* d_params, int n, cudaStream_t s) {
+  // cudaMemset queues on the legacy stream; the synchronous cudaMemcpy after it returns only
+  // once the legacy stream's earlier work is done, so `s` reads an initialised buffer
+  // (cuda-samples cdpAdvancedQuicksort).
+  float* x = nullptr;
+  cudaMalloc(&x, n * sizeof(float));
+  cudaMemset(x, 0, n * sizeof(float));
+  cudaMemcpy(d_params, h_params, 16, cudaMemcpyHostToDevice);
+  consume<<<(n + 255) / 256, 256, 0, s>>>(x, y, n);
+}
