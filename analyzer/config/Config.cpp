@@ -11,7 +11,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const char* kKeys[] = {"select", "ignore", "per-file-ignores", "severity", "exclude",
-                       "sync-functions", "backward-functions", "stream-wrappers"};
+                       "sync-functions", "backward-functions", "stream-wrappers", "keep-going"};
 
 // Reading one table; the first problem found is kept, with the key it concerns.
 struct Reader {
@@ -92,6 +92,10 @@ struct Reader {
           else if (name == "note") c.severity[one[0]] = Severity::Note;
           else return fail(sub, "must be \"error\", \"warning\" or \"note\"");
         }
+      } else if (key == "keep-going") {
+        const auto* b = v.as_boolean();
+        if (!b) return fail(key, "must be true or false");
+        c.keepGoing = b->get();
       } else if (key == "sync-functions") {
         if (!strings(v, key, c.knowledge.syncFunctions)) return false;
       } else if (key == "backward-functions") {

@@ -23,6 +23,9 @@ struct Config {
   std::map<std::string, Severity> severity;  // rule ID or prefix -> severity (longest wins)
   std::vector<Glob> exclude;
   ProjectKnowledge knowledge;
+  // C/C++ files that cannot be parsed are skipped without failing the run (exit by findings
+  // only; the summary of what was skipped is still printed). Same as --keep-going.
+  bool keepGoing = false;
 
   // `path` relative to dir ('/'-separated; "../x" when outside).
   std::string relative(const std::string& path) const;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <map>
 #include <optional>
 #include <set>
 #include <thread>
@@ -95,6 +96,49 @@ cxx::AnalyzeFn loadCxxPlugin(std::string& error) {
   return fn;
 }
 
+// C/C++ parse failures: accepted under --keep-going (or the file's config); failures whose
+// cause is one missing header are reported once per header with the files it cost, since one
+// missing include path (a submodule, a generated header) typically skips dozens of files.
+void reportCppDiagnostics(const CheckOptions& opts, cxx::Result& out, ConfigResolver& configs, CheckResult& res) {
+  res.cppUnits += out.translationUnits;
+  std::map<std::string, std::vector<Finding>> byHeader;
+  for (auto& d : out.diagnostics) {
+    if (d.ruleId != "parse-error") {
+      res.diagnostics.push_back(std::move(d));
+      continue;
+    }
+    if (!d.properties.is_object()) d.properties = nlohmann::json::object();
+    bool skipped = d.properties.value("skipped", false);
+    res.cppSkipped += skipped;
+    auto cfg = configs.forFile(d.path);
+    d.properties["keepGoing"] = opts.keepGoing || (cfg && cfg->keepGoing);
+    std::string header = d.properties.value("missingHeader", std::string());
+    if (skipped && !header.empty()) byHeader[header].push_back(std::move(d));
+    else res.diagnostics.push_back(std::move(d));
+  }
+  for (auto& [header, ds] : byHeader) {
+    if (ds.size() == 1) {
+      res.diagnostics.push_back(std::move(ds[0]));
+      continue;
+    }
+    sortFindings(ds);
+    Finding f = ds[0];
+    bool keepGoing = true;
+    nlohmann::json files = nlohmann::json::array();
+    for (const auto& d : ds) {
+      keepGoing = keepGoing && d.properties.value("keepGoing", false);
+      files.push_back(d.path);
+    }
+    f.message = "'" + header + "' not found: " + std::to_string(ds.size()) +
+                " files skipped (first included at " + ds[0].properties.value("includedAt", ds[0].path) +
+                "); add its directory with -- -I DIR, or analyse with -p BUILD_DIR";
+    f.loc = {};
+    f.properties["files"] = std::move(files);
+    f.properties["keepGoing"] = keepGoing;
+    res.diagnostics.push_back(std::move(f));
+  }
+}
+
 void checkCpp(const CheckOptions& opts, const std::vector<std::string>& files,
               const std::vector<ActiveRule>& rules, ConfigResolver& configs, CheckResult& res) {
   std::string err;
@@ -109,7 +153,7 @@ void checkCpp(const CheckOptions& opts, const std::vector<std::string>& files,
   if (!req.jobs) req.jobs = opts.jobs;
   cxx::Result out;
   analyze(req, out);
-  for (auto& d : out.diagnostics) res.diagnostics.push_back(std::move(d));
+  reportCppDiagnostics(opts, out, configs, res);
   res.files += out.analyzed;
   for (const auto& m : out.modules) {
     // Files from a compilation database were not walked: their config is looked up here.

@@ -24,12 +24,18 @@ struct CheckOptions {
   // syntax errors in skipped code go unreported. Off with --dump-model, or when the
   // environment sets STREAMLINT_NO_PREFILTER (to compare both ways: bench/python).
   bool prefilter = true;
+  // --keep-going: C/C++ files that cannot be parsed do not fail the run (config: keep-going).
+  bool keepGoing = false;
 };
 
 struct CheckResult {
   std::vector<Finding> findings;     // rule results, sorted
   std::vector<Finding> diagnostics;  // parse/input/config errors, sorted
   size_t files = 0;                  // inputs analysed (parsed, maybe with errors)
+  size_t cppUnits = 0;               // C/C++ translation units attempted
+  size_t cppSkipped = 0;             // ... of which none could be analysed
+  // Diagnostics whose "keepGoing" property is true (C/C++ parse failures under --keep-going or
+  // the config's keep-going) are reported but do not make the run exit 2.
   size_t bytes = 0;
   std::string modelDump;             // when dumpModel
 };
