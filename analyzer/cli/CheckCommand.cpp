@@ -22,11 +22,12 @@ int fail(const std::string& msg) {
 
 }  // namespace
 
-// Bad input exits 2. A C/C++ translation unit that fails to parse is the exception when other
-// inputs were analysed: real build trees always hold a few TUs missing a header (issue 3).
+// Bad input exits 2, C/C++ files that could not be parsed included: the run did not cover
+// them. --keep-going (config: keep-going = true) accepts partial C/C++ coverage: those files
+// are still reported, and the exit status depends on the findings only.
 static bool fatal(const CheckResult& res) {
   for (const auto& d : res.diagnostics)
-    if (!(d.ruleId == "parse-error" && classifyPath(d.path) == InputLang::Cpp && res.files > 0)) return true;
+    if (!(d.properties.is_object() && d.properties.value("keepGoing", false))) return true;
   return false;
 }
 
@@ -58,6 +59,9 @@ int checkMain(const Args& args) {
   }
   if (configError) return 2;
   out.diagnostics = res.diagnostics;
+  if (res.cppSkipped && !cli.quiet)
+    std::fprintf(stderr, "streamlint: %zu of %zu C/C++ files skipped (could not be parsed)%s\n", res.cppSkipped,
+                 res.cppUnits, fatal(res) ? "" : "; accepted by keep-going");
 
   if (!cli.writeBaseline.empty()) {
     if (!writeBaseline(cli.writeBaseline, res.findings, err)) return fail(err);

@@ -14,7 +14,8 @@ const char* kCheckHelp = R"(usage: streamlint check [options] [PATH...] [@PATHS_
 
 Analyses Python files and C/C++/CUDA translation units under each PATH (default: .).
 @PATHS_FILE reads more paths from a file, one per line (lintrunner's @{{PATHSFILE}}).
-Exit status: 0 no findings, 1 findings, 2 usage, input or config errors.
+Exit status: 0 no findings, 1 findings, 2 usage, input or config errors (a C/C++ file that
+could not be parsed included, unless --keep-going).
 
 output:
   --format FORMAT            text (default), json, sarif (SARIF 2.1.0 for code scanning),
@@ -47,6 +48,8 @@ C/C++:
   -p DIR                     read DIR/compile_commands.json for C/C++ inputs
   --cuda-path DIR            CUDA toolkit for .cu files (default: autodetect)
   --libtorch DIR             LibTorch headers root (default: $LIBTORCH, then an installed torch)
+  --keep-going               C/C++ files that cannot be parsed are reported but do not make
+                             the run exit 2 (config: keep-going = true)
 other:
   -j, --jobs N               parallel workers (default: all cores)
   --dump-model               print the StreamModel of each input (for debugging frontends)
@@ -115,6 +118,7 @@ int parseCheckArgs(const Args& args, CheckCli& cli) {
     else if (a == "-q" || a == "--quiet") cli.quiet = true;
     else if (a == "--dump-model") opts.dumpModel = true;
     else if (a == "--no-prefilter") opts.prefilter = false;
+    else if (a == "--keep-going") opts.keepGoing = true;
     else if (a.size() > 1 && a[0] == '@') {
       std::ifstream in(a.substr(1));
       if (!in) return usageError("cannot read paths file '" + a.substr(1) + "'");

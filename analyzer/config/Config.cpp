@@ -14,7 +14,7 @@ namespace {
 
 const char* kKeys[] = {"select", "ignore", "per-file-ignores", "severity", "exclude",
                        "check-deliberate-code", "sync-functions", "backward-functions", "stream-wrappers",
-                       "min-confidence"};
+                       "min-confidence", "keep-going"};
 
 // Reading one table; the first problem found is kept, with the key it concerns.
 struct Reader {
@@ -104,6 +104,10 @@ struct Reader {
         int level = s ? model::parseConfidence(s->get()) : -1;
         if (level < 0) return fail(key, "must be \"low\", \"medium\" or \"high\"");
         c.minConfidence = level;
+      } else if (key == "keep-going") {
+        const auto* b = v.as_boolean();
+        if (!b) return fail(key, "must be true or false");
+        c.keepGoing = b->get();
       } else if (key == "sync-functions") {
         if (!strings(v, key, c.knowledge.syncFunctions)) return false;
       } else if (key == "backward-functions") {

@@ -28,6 +28,9 @@ struct Config {
   bool checkDeliberateCode = false;
   // `min-confidence`: findings less sure than this are not shown (0 low, 1 medium, 2 high).
   std::optional<int> minConfidence;
+  // C/C++ files that cannot be parsed are skipped without failing the run (exit by findings
+  // only; the summary of what was skipped is still printed). Same as --keep-going.
+  bool keepGoing = false;
 
   // `path` relative to dir ('/'-separated; "../x" when outside).
   std::string relative(const std::string& path) const;

@@ -3,6 +3,7 @@
 // know is a hard error, while a dropped code-generation flag changes nothing we look at.
 #include "cxx/CompileArgs.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -246,17 +247,58 @@ std::string findCudaPath(const std::string& requested) {
   return "";
 }
 
-std::vector<std::string> findLibtorchIncludes(const std::string& requested,
-                                              const std::string& fallback, bool& needsNoCmake) {
-  std::vector<std::string> roots;
-  if (!requested.empty()) roots.push_back(requested);
-  else {
-    if (const char* v = std::getenv("LIBTORCH"); v && *v) roots.push_back(v);
+std::vector<std::string> defaultPythonPrefixes() {
+  std::vector<std::string> out;
+  for (const char* var : {"VIRTUAL_ENV", "CONDA_PREFIX"})
+    if (const char* v = std::getenv(var); v && *v) out.push_back(v);
+  if (const char* h = std::getenv("HOME"); h && *h) {
+    out.push_back(std::string(h) + "/.local");
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(fs::path(h) / ".pyenv/versions", ec))
+      out.push_back(e.path().string());
+  }
+  for (const char* p : {"/usr/local", "/usr", "/opt/conda"}) out.push_back(p);
+  return out;
+}
+
+std::vector<std::string> installedTorchDirs(const std::vector<std::string>& prefixes, bool askPython) {
+  std::vector<std::string> out;
+  if (askPython) {
     // find_spec locates the package without importing it (importing torch takes seconds).
     std::string t = runAndRead(
         "python3 -c \"import importlib.util as u; s=u.find_spec('torch'); "
         "print(s.submodule_search_locations[0] if s else '')\" 2>/dev/null");
-    if (!t.empty()) roots.push_back(t);
+    if (!t.empty()) out.push_back(t);
+  }
+  for (const auto& prefix : prefixes) {
+    std::vector<fs::path> libs = {fs::path(prefix) / "lib/python3/dist-packages"};
+    std::error_code ec;
+    std::vector<fs::path> versions;
+    for (const auto& e : fs::directory_iterator(fs::path(prefix) / "lib", ec))
+      if (e.path().filename().string().rfind("python3.", 0) == 0) versions.push_back(e.path());
+    // Newest Python first: python3.12 before python3.9.
+    std::sort(versions.begin(), versions.end(), [](const fs::path& a, const fs::path& b) {
+      auto minor = [](const fs::path& p) { return std::atoi(p.filename().string().c_str() + 8); };
+      return minor(a) > minor(b);
+    });
+    for (const auto& v : versions) {
+      libs.push_back(v / "site-packages");
+      libs.push_back(v / "dist-packages");
+    }
+    for (const auto& lib : libs)
+      if (fs::exists(lib / "torch/include/torch/csrc/api/include/torch/torch.h")) out.push_back((lib / "torch").string());
+  }
+  return out;
+}
+
+std::vector<std::string> findLibtorchIncludes(const std::string& requested,
+                                              const std::string& fallback, bool& needsNoCmake,
+                                              const std::vector<std::string>& installed) {
+  std::vector<std::string> roots;
+  if (!requested.empty()) roots.push_back(requested);
+  else {
+    if (const char* v = std::getenv("LIBTORCH"); v && *v) roots.push_back(v);
+    roots.insert(roots.end(), installed.begin(), installed.end());
     if (!fallback.empty()) roots.push_back(fallback);
   }
   for (const fs::path root : roots) {
@@ -270,13 +312,66 @@ std::vector<std::string> findLibtorchIncludes(const std::string& requested,
   return {};
 }
 
+std::vector<std::string> findLibtorchIncludes(const std::string& requested,
+                                              const std::string& fallback, bool& needsNoCmake) {
+  return findLibtorchIncludes(requested, fallback, needsNoCmake,
+                              requested.empty() ? installedTorchDirs(defaultPythonPrefixes(), true)
+                                                : std::vector<std::string>{});
+}
+
+std::string findPythonInclude() {
+  std::string inc = runAndRead(
+      "python3 -c \"import sysconfig; print(sysconfig.get_paths()['include'])\" 2>/dev/null");
+  if (!inc.empty() && fs::exists(fs::path(inc) / "Python.h")) return inc;
+  std::error_code ec;
+  std::vector<fs::path> found;
+  for (const auto& e : fs::directory_iterator("/usr/include", ec))
+    if (e.path().filename().string().rfind("python3.", 0) == 0 && fs::exists(e.path() / "Python.h"))
+      found.push_back(e.path());
+  std::sort(found.begin(), found.end(), [](const fs::path& a, const fs::path& b) {
+    return std::atoi(a.filename().string().c_str() + 8) > std::atoi(b.filename().string().c_str() + 8);
+  });
+  return found.empty() ? std::string() : found[0].string();
+}
+
+std::string relaxTensorMapAlignment(const std::string& h) {
+  size_t at = h.find("typedef struct CUtensorMap_st {");
+  if (at == std::string::npos) return {};
+  size_t end = h.find('}', at);
+  if (end == std::string::npos) return {};
+  std::string out = h;
+  bool changed = false;
+  for (const char* spelling : {"alignas(128)", "_Alignas(128)"}) {
+    size_t p = out.find(spelling, at);
+    if (p == std::string::npos || p > end) continue;
+    std::string s(spelling);
+    out.replace(p, s.size(), s.substr(0, s.size() - 4) + "64)");
+    changed = true;
+  }
+  return changed ? out : std::string();
+}
+
 Toolchain discoverToolchain(const Request& req) {
   Toolchain tc;
   tc.resourceDir = SL_CLANG_RESOURCE_DIR;
   tc.cudaPath = findCudaPath(req.cudaPath);
   tc.libtorchIncludes =
       findLibtorchIncludes(req.libtorchDir, SL_DEFAULT_LIBTORCH, tc.libtorchNeedsNoCmakeConfig);
+  if (!tc.libtorchIncludes.empty()) tc.pythonInclude = findPythonInclude();
   tc.shimDir = "/__streamlint__/cuda-shim";
+  if (!tc.cudaPath.empty()) {
+    fs::path h = fs::path(tc.cudaPath) / "include/cuda.h";
+    std::ifstream in(h);
+    std::stringstream text;
+    text << in.rdbuf();
+    tc.cudaHeaderText = relaxTensorMapAlignment(text.str());
+    if (!tc.cudaHeaderText.empty()) {
+      std::error_code ec;
+      tc.cudaHeaderPaths.push_back(h.lexically_normal().string());
+      fs::path real = fs::canonical(h, ec);
+      if (!ec && real != h.lexically_normal()) tc.cudaHeaderPaths.push_back(real.string());
+    }
+  }
   return tc;
 }
 
@@ -301,6 +396,10 @@ void addCommonFlags(std::vector<std::string>& args, const std::string& file, boo
     args.push_back("-Wno-unknown-cuda-version");
     args.push_back("-isystem");
     args.push_back(tc.shimDir);  // texture_fetch_functions.h, removed in CUDA 13
+    // Clang's CUDA wrapper leaves __CUDACC__ defined empty, so `#if __CUDACC__` (CUDA 13's
+    // nccl_device/utility.h, and user code written for nvcc, which defines it as 1) is an error.
+    args.push_back("-include");
+    args.push_back(tc.shimDir + "/" + kCudaMacrosShim);
   }
 }
 
@@ -312,6 +411,20 @@ void finishJob(CompileJob& job, const Toolchain& tc) {
 }
 
 }  // namespace
+
+std::vector<std::string> projectIncludeDirs(const std::string& file) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  fs::path dir = fs::absolute(file, ec).parent_path().lexically_normal();
+  for (int depth = 0; depth < 8 && !dir.empty(); ++depth) {
+    out.push_back(dir.string());
+    if (isDir(dir / "include")) out.push_back((dir / "include").string());
+    // The repository's root is the last place a project's own includes are relative to.
+    if (fs::exists(dir / ".git", ec) || dir == dir.parent_path()) break;
+    dir = dir.parent_path();
+  }
+  return out;
+}
 
 CompileJob defaultJob(const std::string& file, const Toolchain& tc,
                       const std::vector<std::string>& extraArgs) {
@@ -327,7 +440,19 @@ CompileJob defaultJob(const std::string& file, const Toolchain& tc,
   for (const auto& inc : tc.libtorchIncludes) { job.args.push_back("-isystem"); job.args.push_back(inc); }
   if (!tc.libtorchIncludes.empty() && tc.libtorchNeedsNoCmakeConfig)
     job.args.push_back("-DC10_CUDA_NO_CMAKE_CONFIGURE_FILE");
+  // torch/extension.h includes Python.h: every extension source needs Python's headers.
+  if (!tc.libtorchIncludes.empty() && !tc.pythonInclude.empty()) {
+    job.args.push_back("-isystem");
+    job.args.push_back(tc.pythonInclude);
+  }
   job.args.insert(job.args.end(), extraArgs.begin(), extraArgs.end());
+  // Projects include their own headers from the repository root or an include/ beside it
+  // (`#include "torchao/csrc/..."`): without a build's flags, the file's ancestors are searched
+  // last, after everything else (-idirafter), so they never shadow a header found otherwise.
+  for (const auto& dir : projectIncludeDirs(file)) {
+    job.args.push_back("-idirafter");
+    job.args.push_back(dir);
+  }
   finishJob(job, tc);
   return job;
 }

@@ -32,6 +32,7 @@ model::Event& FunctionLowering::emit(EventKind kind, SourceLocation at) {
   e.loc = eventLoc(at);
   e.scope = cur_;
   e.stream = model::effectiveStream(fn_, cur_);
+  e.block = currentBlock();
   fn_.events.push_back(std::move(e));
   return fn_.events.back();
 }
@@ -195,13 +196,25 @@ void FunctionLowering::expr(const Expr* e, const std::string& target) {
   if (!e) return;
   // Error-recovered expressions (unresolved names, bad overloads) carry no reliable meaning.
   if (e->containsErrors()) return;
+  // Events take the CFG block of the innermost expression of this function being lowered.
+  struct Anchor {
+    const Stmt*& slot;
+    const Stmt* saved;
+    ~Anchor() { slot = saved; }
+  } restore{anchor_, anchor_};
+  if (anchored()) anchor_ = e;
   const Expr* c = coreExpr(e);
   if (const auto* k = dyn_cast<CUDAKernelCallExpr>(c)) return launch(k);
   if (const auto* l = dyn_cast<LambdaExpr>(c)) {
     // Lambdas are walked where they are written (AT_DISPATCH and friends call them at once);
-    // a macro that pastes one lambda into several cases yields one walk.
+    // a macro that pastes one lambda into several cases yields one walk. Their events run
+    // where the lambda is (the block of its expression).
     unsigned key = sm_.getFileLoc(l->getBeginLoc()).getRawEncoding();
-    if (lambdasSeen_.insert(key).second) stmt(l->getBody());
+    if (lambdasSeen_.insert(key).second) {
+      ++lambdaDepth_;
+      stmt(l->getBody());
+      --lambdaDepth_;
+    }
     return;
   }
   if (const auto* bo = dyn_cast<BinaryOperator>(c); bo && bo->getOpcode() == BO_Assign)
@@ -246,6 +259,7 @@ void FunctionLowering::assignment(const Expr* lhs, const Expr* rhs) {
   f.loc = eventLoc(lhs->getBeginLoc());
   f.scope = cur_;
   f.stream = model::effectiveStream(fn_, cur_);
+  f.block = currentBlock();
   f.value = name;
   f.api = "Tensor::operator=";
   fn_.events.insert(fn_.events.begin() + long(at), std::move(f));

@@ -5,9 +5,13 @@
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Expr.h>
 #include <clang/AST/ExprCXX.h>
+#include <clang/AST/ParentMap.h>
 #include <clang/AST/Stmt.h>
+#include <clang/Analysis/CFG.h>
+#include <clang/Analysis/CFGStmtMap.h>
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -51,6 +55,9 @@ class FunctionLowering {
   void returnedValues(const clang::Expr* v);
   bool fromMacroBody(clang::SourceLocation l) const;
   bool isGuardCondition(const clang::Expr* cond) const;
+  // ---- control flow (FlowGraph.cpp) ----
+  void buildFlow(const clang::FunctionDecl* fd);
+  int currentBlock() const;  // the CFG block of the statement being lowered, or -1
 
   // ---- expressions and calls (LowerCalls.cpp) ----
  public:
@@ -96,6 +103,15 @@ class FunctionLowering {
   std::set<const clang::FunctionDecl*> inlining_;
   std::map<const clang::ValueDecl*, std::string> aliases_;
   std::map<std::string, int> setCurrentRegion_;  // open setCurrentCUDAStream region per block depth
+  // The function's clang::CFG and where its statements sit in it. `anchor_` is the innermost
+  // expression of this function's own body being lowered: events of lambdas and inlined helpers
+  // take the block of the expression that runs them. Null anchor: no block (scope-end frees).
+  std::unique_ptr<clang::CFG> cfg_;
+  std::unique_ptr<clang::ParentMap> parents_;
+  std::unique_ptr<clang::CFGStmtMap> cfgMap_;
+  const clang::Stmt* anchor_ = nullptr;
+  int lambdaDepth_ = 0;  // inside a lambda body walked where it is written
+  bool anchored() const { return inlineDepth_ == 0 && lambdaDepth_ == 0; }
 };
 
 // Type classification by qualified name (through typedefs, references and const).

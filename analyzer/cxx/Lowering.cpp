@@ -211,7 +211,12 @@ void FunctionLowering::returnedValues(const Expr* v) {
 void FunctionLowering::compound(const CompoundStmt* cs) {
   blocks_.emplace_back();
   for (const Stmt* c : cs->body()) stmt(c);
+  // Locals die on every way out of the block (fall-through, return, break): no one CFG block
+  // holds that, so scope-end frees keep the structural approximation.
+  const Stmt* saved = anchor_;
+  if (anchored()) anchor_ = nullptr;
   closeBlock(cs->getRBracLoc());
+  anchor_ = saved;
 }
 
 // The closing brace: locals die in reverse declaration order, so a guard declared after a
@@ -336,6 +341,7 @@ void FunctionLowering::lower(const FunctionDecl* fd) {
   if (const auto* ctor = dyn_cast<CXXConstructorDecl>(fd))
     for (const CXXCtorInitializer* ci : ctor->inits())
       if (ci->isWritten() && ci->getInit()) expr(ci->getInit());
+  buildFlow(fd);
   stmt(fd->getBody());
 }
 

@@ -3,6 +3,7 @@
 // main file into a Module, and turns TUs that fail into `parse-error` findings.
 // Nothing here may throw through LLVM frames (LLVM is built without exceptions).
 #include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticLex.h>
 #include <clang/Basic/FileManager.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
@@ -30,6 +31,11 @@ class FirstErrorConsumer : public clang::DiagnosticConsumer {
     if (level < clang::DiagnosticsEngine::Error) return;
     fatal |= level == clang::DiagnosticsEngine::Fatal;
     if (!first.empty()) return;
+    // The first error is an `#include` of a header that is not there: the driver reports each
+    // missing header once, with the number of files it cost.
+    if (info.getID() == clang::diag::err_pp_file_not_found ||
+        info.getID() == clang::diag::err_pp_file_not_found_angled_include_not_fatal)
+      missingHeader = info.getArgStdStr(0);
     llvm::SmallString<256> msg;
     info.FormatDiagnostic(msg);
     first = msg.str().str();
@@ -43,7 +49,7 @@ class FirstErrorConsumer : public clang::DiagnosticConsumer {
       }
     }
   }
-  std::string first, where;
+  std::string first, where, missingHeader;
   unsigned line = 0, col = 0;
   bool fatal = false;
 };
@@ -88,6 +94,11 @@ JobResult runJob(const CompileJob& job, const Toolchain& tc, bool verbose) {
   // an empty in-memory copy in a directory only this job sees.
   auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   mem->addFile(tc.shimDir + "/texture_fetch_functions.h", 0, llvm::MemoryBuffer::getMemBuffer(""));
+  mem->addFile(tc.shimDir + "/" + kCudaMacrosShim, 0, llvm::MemoryBuffer::getMemBuffer(kCudaMacrosShimText));
+  // CUDA 13's cuda.h with CUDA 12's CUtensorMap alignment, so that `alignas(64) CUtensorMap`
+  // (written for CUDA 12, accepted by nvcc and GCC) parses (CompileArgs.h).
+  for (const auto& path : tc.cudaHeaderPaths)
+    mem->addFile(path, 0, llvm::MemoryBuffer::getMemBuffer(tc.cudaHeaderText, path));
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
   overlay->pushOverlay(mem);
   if (!job.directory.empty()) overlay->setCurrentWorkingDirectory(job.directory);
@@ -116,6 +127,11 @@ JobResult runJob(const CompileJob& job, const Toolchain& tc, bool verbose) {
                 (diags.first.empty() ? "the compiler did not run" : diags.first) +
                 (n > 1 ? " (and " + std::to_string(n - 1) + " more errors)" : "") +
                 (r.module && !diags.fatal ? "; analysed what parsed" : "; file skipped");
+    f.properties["skipped"] = !(r.module && !diags.fatal);
+    if (!diags.missingHeader.empty()) {
+      f.properties["missingHeader"] = diags.missingHeader;
+      f.properties["includedAt"] = where.empty() ? job.display : where.substr(0, where.size() - 2);
+    }
     r.diagnostic = std::move(f);
   }
   // A fatal error (a missing include) stops parsing early: what is left is not the program.

@@ -11,7 +11,9 @@
 #include <fstream>
 #include <iterator>
 #include <mutex>
+#include <map>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "config/Config.h"
@@ -72,7 +74,11 @@ size_t judge(const model::Module& m, const SourceFile* file, const std::vector<A
   }
   std::optional<SuppressionLedger> ledger;
   if (file) ledger.emplace(*file);
+  // C++: one finding per rule and line. Inlined helpers, macro-pasted code and several uses
+  // dying at one closing brace all map onto one line; the first finding there says it.
+  std::set<std::pair<std::string, uint32_t>> seen;
   for (auto& f : found) {
+    if (m.lang == model::Lang::Cpp && f.path == m.path && !seen.insert({f.ruleId, f.loc.line}).second) continue;
     if (!enabled(f.ruleId, f.path, cfg, opts)) continue;
     if (ledger && f.path == file->path() && ledger->suppress(f)) continue;
     attachEvidence(f, m);
@@ -120,6 +126,49 @@ cxx::AnalyzeFn loadCxxPlugin(std::string& error) {
   return fn;
 }
 
+// C/C++ parse failures: accepted under --keep-going (or the file's config); failures whose
+// cause is one missing header are reported once per header with the files it cost, since one
+// missing include path (a submodule, a generated header) typically skips dozens of files.
+void reportCppDiagnostics(const CheckOptions& opts, cxx::Result& out, ConfigResolver& configs, CheckResult& res) {
+  res.cppUnits += out.translationUnits;
+  std::map<std::string, std::vector<Finding>> byHeader;
+  for (auto& d : out.diagnostics) {
+    if (d.ruleId != "parse-error") {
+      res.diagnostics.push_back(std::move(d));
+      continue;
+    }
+    if (!d.properties.is_object()) d.properties = nlohmann::json::object();
+    bool skipped = d.properties.value("skipped", false);
+    res.cppSkipped += skipped;
+    auto cfg = configs.forFile(d.path);
+    d.properties["keepGoing"] = opts.keepGoing || (cfg && cfg->keepGoing);
+    std::string header = d.properties.value("missingHeader", std::string());
+    if (skipped && !header.empty()) byHeader[header].push_back(std::move(d));
+    else res.diagnostics.push_back(std::move(d));
+  }
+  for (auto& [header, ds] : byHeader) {
+    if (ds.size() == 1) {
+      res.diagnostics.push_back(std::move(ds[0]));
+      continue;
+    }
+    sortFindings(ds);
+    Finding f = ds[0];
+    bool keepGoing = true;
+    nlohmann::json files = nlohmann::json::array();
+    for (const auto& d : ds) {
+      keepGoing = keepGoing && d.properties.value("keepGoing", false);
+      files.push_back(d.path);
+    }
+    f.message = "'" + header + "' not found: " + std::to_string(ds.size()) +
+                " files skipped (first included at " + ds[0].properties.value("includedAt", ds[0].path) +
+                "); add its directory with -- -I DIR, or analyse with -p BUILD_DIR";
+    f.loc = {};
+    f.properties["files"] = std::move(files);
+    f.properties["keepGoing"] = keepGoing;
+    res.diagnostics.push_back(std::move(f));
+  }
+}
+
 void checkCpp(const CheckOptions& opts, const std::vector<std::string>& files,
               const std::vector<ActiveRule>& rules, ConfigResolver& configs, ProjectRoots& roots,
               CheckResult& res) {
@@ -135,7 +184,7 @@ void checkCpp(const CheckOptions& opts, const std::vector<std::string>& files,
   if (!req.jobs) req.jobs = opts.jobs;
   cxx::Result out;
   analyze(req, out);
-  for (auto& d : out.diagnostics) res.diagnostics.push_back(std::move(d));
+  reportCppDiagnostics(opts, out, configs, res);
   res.files += out.analyzed;
   for (const auto& m : out.modules) {
     // Files from a compilation database were not walked: their config is looked up here.

@@ -31,6 +31,8 @@ struct CheckOptions {
   // -1 = the config's `min-confidence`, else medium. Low also turns the prefilter off (its
   // soundness argument covers what medium and high findings need).
   int minConfidence = -1;
+  // --keep-going: C/C++ files that cannot be parsed do not fail the run (config: keep-going).
+  bool keepGoing = false;
 };
 
 struct CheckResult {
@@ -40,6 +42,10 @@ struct CheckResult {
   // ("tests/", "test_*.py", "`__repr__`").
   std::vector<Finding> hiddenDeliberate;
   size_t files = 0;                  // inputs analysed (parsed, maybe with errors)
+  size_t cppUnits = 0;               // C/C++ translation units attempted
+  size_t cppSkipped = 0;             // ... of which none could be analysed
+  // Diagnostics whose "keepGoing" property is true (C/C++ parse failures under --keep-going or
+  // the config's keep-going) are reported but do not make the run exit 2.
   size_t bytes = 0;
   size_t hiddenUnsure = 0;           // findings below the minimum confidence, not shown
   std::string modelDump;             // when dumpModel

@@ -49,9 +49,76 @@ StreamRef effectiveStream(const Function& f, int scope) {
   return r < 0 ? StreamRef::current() : f.scopes[size_t(r)].stream;
 }
 
+namespace {
+
+bool hasBlocks(const Function& f, size_t a, size_t b) {
+  return !f.flow.empty() && f.events[a].block >= 0 && f.events[b].block >= 0;
+}
+
+}  // namespace
+
 bool dominates(const Function& f, size_t a, size_t b) {
   if (a >= b || b >= f.events.size()) return false;
+  if (hasBlocks(f, a, b)) {
+    size_t ba = size_t(f.events[a].block), bb = size_t(f.events[b].block);
+    return ba == bb || f.flow.dom[bb][ba];
+  }
   return scopeWithin(f, f.events[b].scope, f.events[a].scope);
+}
+
+bool mayFollow(const Function& f, size_t a, size_t b) {
+  if (a >= f.events.size() || b >= f.events.size()) return false;
+  if (!hasBlocks(f, a, b)) return a < b;
+  size_t ba = size_t(f.events[a].block), bb = size_t(f.events[b].block);
+  if (ba == bb && a < b) return true;
+  return f.flow.reach[ba][bb];
+}
+
+bool alwaysRuns(const Function& f, size_t e) {
+  if (e >= f.events.size()) return false;
+  const Flow& g = f.flow;
+  if (g.empty() || f.events[e].block < 0) return f.events[e].scope == 0;
+  if (g.exit < 0 || !g.reach[size_t(g.entry)][size_t(g.exit)]) return false;  // never returns
+  return g.dom[size_t(g.exit)][size_t(f.events[e].block)];
+}
+
+void computeFlow(Flow& g) {
+  const size_t n = g.succ.size();
+  g.dom.assign(n, std::vector<bool>(n, false));
+  g.reach.assign(n, std::vector<bool>(n, false));
+  if (n == 0 || g.entry < 0) return;
+  // Reachability: a depth-first walk from every block (graphs are per function, small).
+  for (size_t a = 0; a < n; ++a) {
+    std::vector<int> stack(g.succ[a].begin(), g.succ[a].end());
+    while (!stack.empty()) {
+      int b = stack.back();
+      stack.pop_back();
+      if (g.reach[a][size_t(b)]) continue;
+      g.reach[a][size_t(b)] = true;
+      for (int c : g.succ[size_t(b)]) stack.push_back(c);
+    }
+  }
+  // Dominators: the classic iterative data flow over blocks reachable from the entry.
+  std::vector<std::vector<int>> preds(n);
+  for (size_t a = 0; a < n; ++a)
+    for (int b : g.succ[a]) preds[size_t(b)].push_back(int(a));
+  const size_t entry = size_t(g.entry);
+  auto live = [&](size_t b) { return b == entry || g.reach[entry][b]; };
+  for (size_t b = 0; b < n; ++b)
+    if (live(b)) g.dom[b].assign(n, b != entry);
+  g.dom[entry][entry] = true;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t b = 0; b < n; ++b) {
+      if (b == entry || !live(b)) continue;
+      std::vector<bool> d(n, true);
+      for (int p : preds[b])
+        if (live(size_t(p)))
+          for (size_t k = 0; k < n; ++k) d[k] = d[k] && g.dom[size_t(p)][k];
+      d[b] = true;
+      if (d != g.dom[b]) g.dom[b] = std::move(d), changed = true;
+    }
+  }
 }
 
 bool mentions(const Event& e, const std::string& value) {
@@ -62,14 +129,19 @@ bool mentions(const Event& e, const std::string& value) {
 ModuleSummary::ModuleSummary(const Module& m) {
   // Direct facts first, then propagate through Call events until nothing changes
   // (call graphs within one module are small; recursion terminates because facts only grow).
+  // With a CFG, only what runs on every path counts (a helper that syncs only after an early
+  // return's test does not make each call a sync); without one, anything in the body does.
+  auto counts = [](const Function& f, size_t i) { return f.flow.empty() || alwaysRuns(f, i); };
   for (const auto& f : m.functions) {
     FunctionSummary s;
-    for (const auto& e : f.events) {
+    for (size_t i = 0; i < f.events.size(); ++i) {
+      const Event& e = f.events[i];
+      if (e.kind == EventKind::Work || e.kind == EventKind::Alloc || e.kind == EventKind::Copy)
+        s.gpuWork = true;
+      if (!counts(f, i)) continue;
       if (e.kind == EventKind::HostSync && !s.sync) s.sync = &e, s.syncOwner = &f;
       if (e.kind == EventKind::Alloc && !s.alloc) s.alloc = &e;
       if (e.kind == EventKind::Backward && !s.backward) s.backward = &e;
-      if (e.kind == EventKind::Work || e.kind == EventKind::Alloc || e.kind == EventKind::Copy)
-        s.gpuWork = true;
       if (e.kind == EventKind::Work || (e.kind == EventKind::Copy && e.dir != CopyDir::HostToDevice))
         s.deviceWork = true;
     }
@@ -79,15 +151,17 @@ ModuleSummary::ModuleSummary(const Module& m) {
     changed = false;
     for (const auto& f : m.functions) {
       FunctionSummary& s = byName_[f.name];
-      for (const auto& e : f.events) {
+      for (size_t i = 0; i < f.events.size(); ++i) {
+        const Event& e = f.events[i];
         if (e.kind != EventKind::Call) continue;
         auto it = byName_.find(e.callee);
         if (it == byName_.end() || &it->second == &s) continue;
+        if (!s.gpuWork && it->second.gpuWork) s.gpuWork = true, changed = true;
+        if (!counts(f, i)) continue;
         const FunctionSummary& c = it->second;
         if (!s.sync && c.sync) s.sync = c.sync, s.syncOwner = c.syncOwner, changed = true;
         if (!s.alloc && c.alloc) s.alloc = c.alloc, changed = true;
         if (!s.backward && c.backward) s.backward = c.backward, changed = true;
-        if (!s.gpuWork && c.gpuWork) s.gpuWork = true, changed = true;
         if (!s.deviceWork && c.deviceWork) s.deviceWork = true, changed = true;
       }
     }

@@ -130,6 +130,19 @@ struct Event {
   bool pooled = false;             // StreamCreate: handed out from a pool, no driver call
   Confidence confidence = Confidence::High;  // that the values involved are CUDA tensors
   std::vector<Evidence> evidence;  // why (origin first); empty when the event names its device
+  int block = -1;                  // basic block in Function::flow (-1: no control-flow graph)
+};
+
+// A function's control-flow graph, when the frontend builds one (C++: clang::CFG). Early
+// returns, exclusive branches and loops are then judged on real paths instead of on the scope
+// tree. Paths that throw or call a noreturn function end without reaching `exit`.
+// Filled by the frontend (succ, entry, exit, Event::block), then computeFlow() derives the rest.
+struct Flow {
+  std::vector<std::vector<int>> succ;  // per block: successor blocks
+  int entry = -1, exit = -1;
+  std::vector<std::vector<bool>> dom;    // dom[b][a]: every path from entry to b passes a
+  std::vector<std::vector<bool>> reach;  // reach[a][b]: b can run after a (a path of >= 1 edge)
+  bool empty() const { return succ.empty(); }
 };
 
 struct Function {
@@ -148,6 +161,7 @@ struct Function {
   // Written for people, not for speed (`__repr__`, `extra_repr`...): why, e.g. "`__repr__`".
   // Performance notes inside it are left out unless the project asks for them.
   std::string deliberate;
+  Flow flow;                          // empty unless the frontend built a CFG
 };
 
 struct Module {
@@ -172,11 +186,21 @@ int enclosingSideRegion(const Function& f, int scope);
 StreamRef effectiveStream(const Function& f, int scope);
 // Event `a` (earlier) runs before event `b` on every path through the function.
 bool dominates(const Function& f, size_t a, size_t b);
+// Event `b` can run after event `a` on some path (false when they sit on exclusive branches,
+// or `a` is followed by a return before `b`). Without a CFG: source order.
+bool mayFollow(const Function& f, size_t a, size_t b);
+// Event `e` runs on every path through the function that returns normally (not one skipped by
+// an early return or a branch). Without a CFG: it sits at the function's top level.
+bool alwaysRuns(const Function& f, size_t e);
+// Derives Flow::dom and Flow::reach from Flow::succ (frontends call it once per function).
+void computeFlow(Flow& flow);
 // Whether an event reads (or writes) `value`.
 bool mentions(const Event& e, const std::string& value);
 
 // Per-function facts that hold transitively through calls within one module: what a call to
 // that function does. Lets a rule flag `helper()` inside a region when helper() synchronizes.
+// For functions with a CFG, sync/alloc/backward are what the function does on every path that
+// returns (a sync after `if (x) return;` is not), reached through calls that also always run.
 struct FunctionSummary {
   const Event* sync = nullptr;      // first host sync reached (in this or a callee)
   const Event* alloc = nullptr;     // first allocation reached

@@ -67,3 +67,40 @@ void copy_in_branch(float* x, const float* h, float* y, int n, bool async_copy) 
   }
   consume<<<(n + 255) / 256, 256, 0, s>>>(x, y, n);
 }
+
+void either_stream(float* x, float* y, int n, bool on_a) {
+  // Produced and consumed on one stream per branch: the launch on `a` never runs before the
+  // one on `b` (exclusive branches).
+  cudaStream_t a, b;
+  cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking);
+  cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking);
+  if (on_a) {
+    produce<<<(n + 255) / 256, 256, 0, a>>>(x, n);
+    consume<<<(n + 255) / 256, 256, 0, a>>>(x, y, n);
+  } else {
+    consume<<<(n + 255) / 256, 256, 0, b>>>(x, y, n);
+  }
+}
+
+void early_out(float* x, float* y, int n, bool only_produce) {
+  // The producing path returns before the side stream's launch.
+  cudaStream_t a, b;
+  cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking);
+  cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking);
+  if (only_produce) {
+    produce<<<(n + 255) / 256, 256, 0, a>>>(x, n);
+    return;
+  }
+  consume<<<(n + 255) / 256, 256, 0, b>>>(x, y, n);
+}
+
+void drained_by_blocking_copy(float* y, const float* h_params, float* d_params, int n, cudaStream_t s) {
+  // cudaMemset queues on the legacy stream; the synchronous cudaMemcpy after it returns only
+  // once the legacy stream's earlier work is done, so `s` reads an initialised buffer
+  // (cuda-samples cdpAdvancedQuicksort).
+  float* x = nullptr;
+  cudaMalloc(&x, n * sizeof(float));
+  cudaMemset(x, 0, n * sizeof(float));
+  cudaMemcpy(d_params, h_params, 16, cudaMemcpyHostToDevice);
+  consume<<<(n + 255) / 256, 256, 0, s>>>(x, y, n);
+}

@@ -30,7 +30,9 @@ class SideStreamUseWithoutWait : public Rule {
           Finding& out = ctx.report(
               e.loc, "'" + v + "' is used on " + e.stream.describe() + " but was produced on " +
                          prod.stream.describe() + " with no wait in between: the side stream can read it "
-                         "before it is written; call " + waitHint(e.stream) + " before this use");
+                         "before it is written; call " +
+                         waitHint(ctx.module().lang, e.stream, p < 0 ? model::StreamRef{} : f.events[size_t(p)].stream) +
+                         " before this use");
           ctx.note(out, prod.loc, "'" + v + "' produced on " + prod.stream.describe() + " here");
           if (int r = model::enclosingSideRegion(f, e.scope); r >= 0)
             ctx.note(out, f.scopes[size_t(r)].loc, "side-stream region starts here");
@@ -66,7 +68,7 @@ class SideStreamUseWithoutWait : public Rule {
       Finding& out = ctx.report(e.loc, what + " on " + sc.stream.describe() +
                                            ", but nothing makes that stream wait for the stream its inputs were "
                                            "produced on: it can read them before they are written; call " +
-                                           waitHint(sc.stream, true) + " before the region");
+                                           waitHint(ctx.module().lang, sc.stream, model::StreamRef::current()) + " before the region");
       out.properties["confidence"] = "medium";
       ctx.note(out, sc.loc, "side-stream region starts here");
     }
@@ -99,11 +101,6 @@ class SideStreamUseWithoutWait : public Rule {
       if (model::scopeWithin(f, f.events[p].scope, w.scope)) return true;
     }
     return false;
-  }
-
-  static std::string waitHint(const model::StreamRef& s, bool current = false) {
-    return (s.name.empty() ? std::string("stream") : s.name) +
-           (current ? ".wait_stream(torch.cuda.current_stream())" : ".wait_stream(<producer stream>)");
   }
 };
 

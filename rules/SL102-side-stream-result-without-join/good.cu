@@ -42,3 +42,15 @@ void event_join(float* d_y, float* h_y, int n) {
   cudaEventSynchronize(done);
   cudaMemcpy(h_y, d_y, n * sizeof(float), cudaMemcpyDeviceToHost);
 }
+
+void one_branch_each(float* d_y, float* h_y, int n, bool big, cudaStream_t s) {
+  // The side-stream launch and the legacy-stream launch are on exclusive branches; the result
+  // is read after a device-wide sync (cuda-samples cdpAdvancedQuicksort).
+  if (big) {
+    fill<<<(n + 255) / 256, 256, 0, s>>>(d_y, n);
+  } else {
+    fill<<<1, 256>>>(d_y, n);
+  }
+  cudaDeviceSynchronize();
+  cudaMemcpy(h_y, d_y, n * sizeof(float), cudaMemcpyDeviceToHost);
+}

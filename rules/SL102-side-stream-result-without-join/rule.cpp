@@ -22,8 +22,8 @@ class SideStreamResultWithoutJoin : public Rule {
             Finding& out = ctx.report(
                 e.loc, "'" + v + "' was written on " + prod.stream.describe() + " and is used here on " +
                            e.stream.describe() + " without waiting for it: this can read it before the "
-                           "side stream has written it; call torch.cuda.current_stream().wait_stream(" +
-                           prod.stream.name + ") after the region");
+                           "side stream has written it; call " + joinHint(ctx, e.stream, prod.stream) +
+                           (ctx.module().lang == model::Lang::Cpp ? " before this use" : " after the region"));
             ctx.note(out, prod.loc, "'" + v + "' written on " + prod.stream.describe() + " here");
             break;
           }
@@ -33,14 +33,19 @@ class SideStreamResultWithoutJoin : public Rule {
         if (seen.insert(v).second && unjoined(f, v, f.events.size(), model::StreamRef::current())) {
           const auto& prod = f.events[size_t(producerOf(f, v, f.events.size()))];
           ctx.report(prod.loc, "'" + v + "' is written on " + prod.stream.describe() +
-                                   " and returned without the caller's stream waiting for it; call "
-                                   "torch.cuda.current_stream().wait_stream(" + prod.stream.name +
-                                   ") before returning");
+                                   " and returned without the caller's stream waiting for it; call " +
+                                   joinHint(ctx, model::StreamRef::current(), prod.stream) + " before returning");
         }
     }
   }
 
  private:
+  static std::string joinHint(RuleContext& ctx, const model::StreamRef& consumer, const model::StreamRef& side) {
+    if (ctx.module().lang != model::Lang::Cpp)
+      return "torch.cuda.current_stream().wait_stream(" + side.name + ")";
+    return waitHint(model::Lang::Cpp, consumer, side);
+  }
+
   // `v`, used at `at` on stream `consumer`, was last written on a different side stream and
   // nothing in between makes the consumer wait for it.
   static bool unjoined(const model::Function& f, const std::string& v, size_t at, const model::StreamRef& consumer) {
@@ -49,6 +54,10 @@ class SideStreamResultWithoutJoin : public Rule {
     const auto& prod = f.events[size_t(p)];
     if (!prod.stream.isSide() || sameStream(prod.stream, consumer)) return false;
     if (at < f.events.size() && model::enclosingSideRegion(f, f.events[at].scope) >= 0) return false;  // SL101's case
+    // Work launched on a named side stream is SL101's case too: one finding per missing wait.
+    if (at < f.events.size() && f.events[at].stream.isSide() &&
+        (f.events[at].kind == EventKind::Work || f.events[at].kind == EventKind::Copy))
+      return false;
     return !orderedBetween(f, size_t(p), at, consumer, prod.stream);
   }
 };

@@ -21,6 +21,18 @@ class CrossStreamFree : public Rule {
   }
 
  private:
+  // C++: LibTorch tensors go through the caching allocator's recordStream; raw device memory
+  // (cudaMallocAsync & co) has no such hook, so the freeing stream must wait for the side one.
+  static std::string fixHint(bool cpp, const std::string& v, const model::Event& alloc, const model::StreamRef& side) {
+    std::string s = side.name.empty() ? "<side stream>" : side.name;
+    if (!cpp) return "call " + v + ".record_stream(<side stream>) after the use";
+    bool raw = alloc.api.rfind("cu", 0) == 0;
+    std::string wait = "make the freeing stream wait for " + s + " first: " + waitHint(model::Lang::Cpp, alloc.stream, side);
+    if (raw) return wait;
+    return "call c10::cuda::CUDACachingAllocator::recordStream(" + v + ".storage().data_ptr(), " + s +
+           ") after the use, or " + wait;
+  }
+
   static void checkValue(RuleContext& ctx, const model::Function& f, const std::string& v, size_t u) {
     long p = producerOf(f, v, u);
     if (p < 0) return;
@@ -33,7 +45,7 @@ class CrossStreamFree : public Rule {
     // plain local that does not escape.
     size_t end = f.events.size();
     for (size_t k = u + 1; k < f.events.size(); ++k)
-      if (f.events[k].kind == EventKind::Free && f.events[k].value == v) { end = k; break; }
+      if (f.events[k].kind == EventKind::Free && f.events[k].value == v && model::mayFollow(f, u, k)) { end = k; break; }
     bool escapes = v.find_first_of(".[") != std::string::npos || v.find("->") != std::string::npos ||
                    f.name == "<module>" ||
                    std::find(f.returned.begin(), f.returned.end(), v) != f.returned.end() ||
@@ -47,8 +59,9 @@ class CrossStreamFree : public Rule {
     Finding& out = ctx.report(
         at, "'" + v + "' was allocated on " + alloc.stream.describe() + " and used on " + side.describe() +
                 (end < f.events.size() ? "; it is freed here" : "; it is freed when the function returns") +
-                " without record_stream or a wait: the allocator can hand its memory to new work while " +
-                side.describe() + " still uses it; call " + v + ".record_stream(<side stream>) after the use");
+                (cpp ? " without recordStream or a wait" : " without record_stream or a wait") +
+                ": the allocator can hand its memory to new work while " + side.describe() +
+                " still uses it; " + fixHint(cpp, v, alloc, side));
     ctx.note(out, alloc.loc, "allocated here");
     ctx.note(out, f.events[u].loc, "used on " + side.describe() + " here");
   }

@@ -11,6 +11,8 @@ using model::EventKind;
 class PinnedTemporaryInAsyncCopy : public Rule {
  public:
   void check(RuleContext& ctx) const override {
+    // C++ spells it cudaMemcpyAsync / non_blocking=true: say "asynchronous" there.
+    const char* nb = ctx.module().lang == model::Lang::Cpp ? "asynchronous" : "non_blocking";
     for (const auto& f : ctx.module().functions)
       for (size_t i = 0; i < f.events.size(); ++i) {
         const auto& c = f.events[i];
@@ -20,7 +22,7 @@ class PinnedTemporaryInAsyncCopy : public Rule {
         // torch's caching host allocator records the copy's stream: freeing such a buffer
         // early is safe; writing into it before the copy completes is not.
         if (c.srcTemporary && !c.srcStreamTracked) {
-          ctx.report(c.loc, "non_blocking copy from a pinned temporary: the buffer dies at the end of "
+          ctx.report(c.loc, std::string(nb) + " copy from a pinned temporary: the buffer dies at the end of "
                             "this statement while the DMA may still read it; keep the pinned buffer "
                             "alive until the copy completes");
           continue;
@@ -42,10 +44,10 @@ class PinnedTemporaryInAsyncCopy : public Rule {
           bool freed = e.kind == EventKind::Free;
           if ((freed || e.kind == EventKind::HostWrite) && e.value == c.reads[0]) {
             Finding& out = ctx.report(e.loc, "pinned buffer '" + e.value + (freed ? "' is freed" : "' is overwritten") +
-                                                 " before its non_blocking copy is known to have completed: "
+                                                 " before its " + nb + " copy is known to have completed: "
                                                  "the GPU can receive the new contents; synchronize (or wait "
                                                  "on an event recorded after the copy) first");
-            ctx.note(out, c.loc, "non_blocking copy queued here");
+            ctx.note(out, c.loc, std::string(nb) + " copy queued here");
             break;
           }
         }

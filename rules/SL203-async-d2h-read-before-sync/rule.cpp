@@ -9,6 +9,8 @@ using model::EventKind;
 class AsyncD2HReadBeforeSync : public Rule {
  public:
   void check(RuleContext& ctx) const override {
+    // C++ spells it cudaMemcpyAsync / non_blocking=true: say "asynchronous" there.
+    const char* nb = ctx.module().lang == model::Lang::Cpp ? "asynchronous" : "non_blocking";
     for (const auto& f : ctx.module().functions)
       for (size_t i = 0; i < f.events.size(); ++i) {
         const auto& read = f.events[i];
@@ -19,12 +21,12 @@ class AsyncD2HReadBeforeSync : public Rule {
           const model::FunctionSummary* callee = e.kind == EventKind::Call ? ctx.summary().of(e.callee) : nullptr;
           if ((e.kind == EventKind::HostSync || (callee && callee->sync)) && model::dominates(f, k, i)) break;
           if (e.kind == EventKind::Copy && e.value == read.value && e.nonBlocking &&
-              e.dir == model::CopyDir::DeviceToHost) {
+              e.dir == model::CopyDir::DeviceToHost && model::mayFollow(f, k, i)) {
             Finding& out = ctx.report(read.loc, "the host reads '" + read.value +
-                                                    "' before its non_blocking device-to-host copy is known "
+                                                    "' before its " + nb + " device-to-host copy is known "
                                                     "to have completed: it can see stale data; synchronize "
                                                     "(or wait on an event recorded after the copy) first");
-            ctx.note(out, e.loc, "non_blocking copy queued here");
+            ctx.note(out, e.loc, std::string(nb) + " copy queued here");
             break;
           }
         }

@@ -16,3 +16,19 @@ float train(float* d_x, float* d_loss, int n, int steps, cudaStream_t stream) {
   }
   return loss;
 }
+
+__global__ void scale(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2 * x[i];
+}
+
+void churn(const float* d_in, float* d_out, int n, int steps, cudaStream_t stream) {
+  // A scratch buffer allocated and freed per step: both calls wait for the whole device.
+  for (int step = 0; step < steps; ++step) {
+    float* scratch = nullptr;
+    cudaMalloc(&scratch, n * sizeof(float));  // expect: SL302
+    scale<<<(n + 255) / 256, 256, 0, stream>>>(d_in, scratch, n);
+    scale<<<(n + 255) / 256, 256, 0, stream>>>(scratch, d_out, n);
+    cudaFree(scratch);
+  }
+}

@@ -30,6 +30,7 @@ class HostSyncInLoop : public Rule {
   void check(RuleContext& ctx) const override {
     for (const auto& f : ctx.module().functions) {
       std::set<uint32_t> lines;
+      std::set<int> churnLoops;  // loops whose allocation churn is reported (once per loop)
       for (const auto& e : f.events) {
         // Explicit synchronize() calls are deliberate (benchmarks, SL501's own fix); the hazard is
         // the implicit wait hidden in a value read, a blocking copy or an allocation.
@@ -50,6 +51,10 @@ class HostSyncInLoop : public Rule {
         // Allocating in a loop that issues no GPU work beyond initialising what it allocates is
         // set-up (one buffer per stream or device), not a hot path: it stalls nothing.
         if (e.sync == model::SyncKind::Allocation && !issuesGpuWork(f, loop)) continue;
+        if (e.sync == model::SyncKind::Allocation) {
+          if (churnLoops.insert(loop).second) reportChurn(ctx, f, e, loop);
+          continue;
+        }
         Finding& out = ctx.report(e.loc, what(e) +
                                              " makes the host wait for the GPU on every loop iteration: "
                                              "the GPU idles while the host queues the next launches; "
@@ -70,6 +75,23 @@ class HostSyncInLoop : public Rule {
                                          "): the GPU idles while the host queues the next launches; "
                                          "keep the value on the GPU, or read it under an interval guard");
     ctx.note(out, f.loc, "`" + name + "()` runs every step: " + f.hot);
+  }
+
+  // cudaMalloc/cudaFree (and friends) in a loop that launches work: one finding per loop, at
+  // the first of them, naming the others, since one buffer's churn is one bug.
+  static void reportChurn(RuleContext& ctx, const model::Function& f, const model::Event& first, int loop) {
+    std::string what = first.api.empty() ? "this allocation" : "'" + first.api + "'";
+    Finding& out = ctx.report(
+        first.loc, what + " synchronizes the device on every iteration of a loop that launches GPU work: "
+                          "the host waits for all queued work before each allocation or free, so the GPU "
+                          "idles while the next launches are queued; allocate once before the loop and "
+                          "reuse the buffer, or allocate on the stream (cudaMallocAsync / cudaFreeAsync, "
+                          "LibTorch's caching allocator)");
+    ctx.note(out, f.scopes[size_t(loop)].loc, "loop starts here");
+    for (const auto& o : f.events)
+      if (&o != &first && o.kind == model::EventKind::HostSync && o.sync == model::SyncKind::Allocation &&
+          model::scopeWithin(f, o.scope, loop) && o.loc.line != first.loc.line)
+        ctx.note(out, o.loc, (o.api.empty() ? std::string("allocation") : "'" + o.api + "'") + " synchronizes here too");
   }
 
   static bool implicit(model::SyncKind k) {

@@ -11,9 +11,14 @@ class PageableAsyncCopy : public Rule {
       for (const auto& e : f.events)
         if (e.kind == model::EventKind::Copy && e.nonBlocking && e.dir == model::CopyDir::HostToDevice &&
             e.srcPinned == model::Tri::No)
-          ctx.report(e.loc, "non_blocking copy from pageable host memory: the driver stages it through a "
-                            "pinned buffer on this thread, so the host blocks for the whole transfer; "
-                            "pin the source (pin_memory()) or drop non_blocking");
+          ctx.report(e.loc, ctx.module().lang == model::Lang::Cpp
+                                ? "asynchronous copy from pageable host memory: the driver stages it through a "
+                                  "pinned buffer on this thread, so the host blocks for the whole transfer; "
+                                  "allocate the host buffer with cudaMallocHost / cudaHostAlloc (LibTorch: "
+                                  "pin_memory()) or copy synchronously"
+                                : "non_blocking copy from pageable host memory: the driver stages it through a "
+                                  "pinned buffer on this thread, so the host blocks for the whole transfer; "
+                                  "pin the source (pin_memory()) or drop non_blocking");
   }
 };
 

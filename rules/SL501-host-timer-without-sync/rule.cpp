@@ -30,8 +30,12 @@ class HostTimerWithoutSync : public Rule {
             Finding& out = ctx.report(
                 f.events[close].loc,
                 "host clock read closes an interval around GPU work without synchronizing: CUDA "
-                "launches return before the GPU finishes, so this measures launch overhead; call "
-                "torch.cuda.synchronize() (or time with CUDA events) before reading the clock");
+                "launches return before the GPU finishes, so this measures launch overhead; " +
+                    std::string(ctx.module().lang == model::Lang::Cpp
+                                    ? "call cudaStreamSynchronize(stream) or cudaDeviceSynchronize() (or time "
+                                      "with cudaEventRecord + cudaEventElapsedTime) before reading the clock"
+                                    : "call torch.cuda.synchronize() (or time with CUDA events) before "
+                                      "reading the clock"));
             ctx.note(out, f.events[size_t(open)].loc, "interval starts here");
             ctx.note(out, f.events[w].loc, "GPU work issued here is still running when the clock is read");
             // As sure as the GPU work is GPU work.

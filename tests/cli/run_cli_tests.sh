@@ -56,9 +56,10 @@ check utf8 2 "$SL" check "$tmp/latin.py"
 expect_in utf8-msg "$tmp/err" "not valid UTF-8"
 printf '# -*- coding: latin-1 -*-\nname = "\xe9t\xe9"\n' >"$tmp/cookie.py"
 check pep263 0 "$SL" check "$tmp/cookie.py"
-# A C++ TU with errors is reported and the run goes on: exit 2 only when nothing was analysed.
+# A C++ TU with errors is reported and the run goes on, but exits 2: it was not covered.
+# --keep-going (or keep-going = true in the config) accepts partial C++ coverage.
 printf 'int main( {\n' >"$tmp/broken.cpp"
-check cxx-parse-error 0 "$SL" check "$tmp/broken.cpp" examples/python/fixed
+check cxx-parse-error 2 "$SL" check "$tmp/broken.cpp" examples/python/fixed
 expect_in cxx-parse-error-msg "$tmp/err" "broken.cpp:1:1: error: could not parse"
 # Valid Python the pinned grammar rejects (analyzer/python/PyGrammarGaps.h) or accepts: never a
 # syntax error, whole or prefiltered; the test data itself is valid for CPython.
@@ -68,6 +69,19 @@ check valid-forms 0 "$SL" check --no-prefilter $forms
 check valid-forms-prefilter 0 "$SL" check $forms
 printf 'import torch\ndef f(a, b):\n    return a, * * b\n' >"$tmp/star.py"
 check invalid-star 2 "$SL" check --no-prefilter "$tmp/star.py"
+check cxx-keep-going 0 "$SL" check --keep-going "$tmp/broken.cpp" examples/python/fixed
+expect_in cxx-keep-going-msg "$tmp/err" "broken.cpp:1:1: error: could not parse"
+mkdir -p "$tmp/kg" && printf '[tool.streamlint]\nkeep-going = true\n' >"$tmp/kg/pyproject.toml"
+cp "$tmp/broken.cpp" "$tmp/kg/"
+check cxx-keep-going-config 0 "$SL" check "$tmp/kg"
+# One missing header is reported once, with the files it cost and the summary of what was skipped.
+mkdir -p "$tmp/hdr"
+for n in 1 2 3; do printf '#include "not_there/gen.h"\nint f%s() { return 0; }\n' $n >"$tmp/hdr/u$n.cpp"; done
+check cxx-missing-header 2 "$SL" check "$tmp/hdr"
+expect_in cxx-missing-header-once "$tmp/err" "'not_there/gen.h' not found: 3 files skipped"
+expect_in cxx-skipped-summary "$tmp/err" "3 of 3 C/C++ files skipped"
+if [ "$(grep -c "gen.h" "$tmp/err")" = 1 ]; then passed=$((passed + 1)); else
+  failed=$((failed + 1)); echo "FAIL cxx-missing-header: reported more than once"; cat "$tmp/err"; fi
 check missing 2 "$SL" check "$tmp/nope.py"
 expect_in missing-msg "$tmp/err" "nope.py: error: No such file"
 mkdir -p "$tmp/loop" && ln -s "$tmp/loop/a.py" "$tmp/loop/a.py"

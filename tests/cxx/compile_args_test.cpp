@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -150,5 +151,88 @@ TEST(Libtorch, FindsIncludeDirsInEveryLayout) {
   }
   bool noCmake = false;
   EXPECT_TRUE(findLibtorchIncludes((root / "nothing").string(), "", noCmake).empty());
+  fs::remove_all(root);
+}
+
+// A torch installed in some prefix's site-packages wins over the fallback (the old Debian
+// headers), and the newest Python's wins among several; --libtorch still overrides both.
+TEST(Libtorch, PrefersAnInstalledTorchOverTheFallback) {
+  fs::path root = fs::temp_directory_path() / ("sl-site-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  auto fakeTorch = [&](const fs::path& include) {
+    fs::create_directories(include / "torch/csrc/api/include/torch");
+    std::ofstream(include / "torch/csrc/api/include/torch/torch.h") << "";
+    fs::create_directories(include / "c10/cuda/impl");
+    std::ofstream(include / "c10/cuda/impl/cuda_cmake_macros.h") << "";
+  };
+  fs::path venv = root / "venv", debian = root / "debian";
+  fakeTorch(venv / "lib/python3.9/site-packages/torch/include");
+  fakeTorch(venv / "lib/python3.12/site-packages/torch/include");
+  fakeTorch(debian / "usr/include");
+  fs::create_directories(root / "empty-prefix/lib/python3.11/site-packages");
+
+  auto installed = installedTorchDirs({(root / "empty-prefix").string(), venv.string()}, false);
+  ASSERT_EQ(installed.size(), 2u);
+  EXPECT_EQ(installed[0], (venv / "lib/python3.12/site-packages/torch").string());
+
+  bool noCmake = true;
+  auto dirs = findLibtorchIncludes("", debian.string(), noCmake, installed);
+  ASSERT_EQ(dirs.size(), 2u);
+  EXPECT_EQ(dirs[0], (venv / "lib/python3.12/site-packages/torch/include").string());
+  EXPECT_FALSE(noCmake);  // a real install has the CMake-generated macros header
+  // Nothing installed: the fallback.
+  dirs = findLibtorchIncludes("", debian.string(), noCmake, {});
+  ASSERT_EQ(dirs.size(), 2u);
+  EXPECT_EQ(dirs[0], (debian / "usr/include").string());
+  // --libtorch DIR names the headers whatever is installed.
+  dirs = findLibtorchIncludes(debian.string(), "", noCmake, installed);
+  ASSERT_EQ(dirs.size(), 2u);
+  EXPECT_EQ(dirs[0], (debian / "usr/include").string());
+  fs::remove_all(root);
+}
+
+TEST(Defaults, LibtorchJobsGetPythonHeaders) {
+  Toolchain tc;
+  tc.resourceDir = "/rd";
+  tc.pythonInclude = "/py/include/python3.11";
+  CompileJob plain = defaultJob("x.cpp", tc, {});
+  EXPECT_THAT(plain.args, Not(Contains(std::string("/py/include/python3.11"))));
+  tc.libtorchIncludes = {"/t/include", "/t/include/torch/csrc/api/include"};
+  CompileJob ext = defaultJob("x.cpp", tc, {});
+  EXPECT_THAT(ext.args, Contains(std::string("/py/include/python3.11")));
+}
+
+TEST(CudaHeader, TensorMapGetsTheCuda12AlignmentForTheParser) {
+  std::string h = "typedef struct CUtensorMap_st {\n#if defined(__cplusplus) && (__cplusplus >= 201103L)\n"
+                  "    alignas(128)\n#elif __STDC_VERSION__ >= 201112L\n    _Alignas(128)\n#endif\n"
+                  "    cuuint64_t opaque[16];\n} CUtensorMap;\nstruct alignas(128) Other {};\n";
+  std::string out = relaxTensorMapAlignment(h);
+  EXPECT_NE(out.find("alignas(64)\n#elif"), std::string::npos) << out;
+  EXPECT_NE(out.find("_Alignas(64)"), std::string::npos) << out;
+  EXPECT_NE(out.find("struct alignas(128) Other"), std::string::npos) << out;  // nothing else changes
+  EXPECT_EQ(relaxTensorMapAlignment("typedef struct CUtensorMap_st { cuuint64_t opaque[16]; } CUtensorMap;"), "");
+}
+
+// `#include "pkg/csrc/x.h"` from pkg/csrc/ops/y.cpp, or "lib/z.h" under the repository's
+// include/: found through the file's ancestors, up to the repository root and no further.
+TEST(Defaults, ProjectHeadersAreSearchedLastFromTheFilesAncestors) {
+  fs::path root = fs::temp_directory_path() / ("sl-proj-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::path repo = root / "repo";
+  fs::create_directories(repo / ".git");
+  fs::create_directories(repo / "include/lib");
+  fs::create_directories(repo / "pkg/csrc/ops");
+  std::ofstream(repo / "pkg/csrc/ops/y.cpp") << "";
+  auto dirs = projectIncludeDirs((repo / "pkg/csrc/ops/y.cpp").string());
+  EXPECT_THAT(dirs, ElementsAre((repo / "pkg/csrc/ops").string(), (repo / "pkg/csrc").string(),
+                                (repo / "pkg").string(), repo.string(), (repo / "include").string()));
+  Toolchain tc;
+  tc.resourceDir = "/rd";
+  CompileJob job = defaultJob((repo / "pkg/csrc/ops/y.cpp").string(), tc, {"-Iuser"});
+  auto user = std::find(job.args.begin(), job.args.end(), "-Iuser");
+  auto last = std::find(job.args.begin(), job.args.end(), "-idirafter");
+  ASSERT_NE(last, job.args.end());
+  EXPECT_LT(user, last);  // the user's flags come first
+  EXPECT_EQ(*(last + 1), (repo / "pkg/csrc/ops").string());
   fs::remove_all(root);
 }

@@ -196,6 +196,22 @@ TEST_F(CudaLowering, ParseFailuresNameTheFileAndTheFirstErrorAndTheRunGoesOn) {
   EXPECT_TRUE(sawMissing && sawSyntax);
 }
 
+// Extensions written for CUDA 12 align their TMA descriptors to 64 bytes; CUDA 13's cuda.h
+// declares 128, and Clang rejects the smaller request (nvcc and GCC accept it). Both seen in
+// real extensions (flashinfer, DeepEP).
+TEST(CudaLoweringHeaders, Cuda13HeaderQuirksParse) {
+  Snippets s("tmap");
+  s.add("tma.cu", "#include <cuda.h>\nvoid f() {\n  alignas(64) CUtensorMap a{};\n"
+                  "  alignas(128) CUtensorMap b{};\n  (void)a; (void)b;\n}\n");
+  // Clang's CUDA wrapper defines __CUDACC__ empty; nvcc (and CUDA 13's nccl_device headers)
+  // expect a value.
+  s.add("cudacc.cu", "#include <nccl_device/utility.h>\n#if __CUDACC__\nint on_cuda = 1;\n#endif\n"
+                     "__device__ void st(uint4* q, uint4 v) { __stwt(q, v); __stcg(q, __ldcg(q)); }\n");
+  s.analyze();
+  for (const auto& d : s.result().diagnostics) ADD_FAILURE() << d.message;
+  EXPECT_EQ(s.result().analyzed, 2u);
+}
+
 TEST(CudaLoweringPerThread, OmittedStreamIsThePerThreadStreamUnderPerThreadDefault) {
   Snippets s("ptds");
   s.add("k.cu", "__global__ void k() {}\nvoid f() { k<<<1, 1>>>(); k<<<1, 1, 0, 0>>>(); }\n");
