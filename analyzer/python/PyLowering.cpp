@@ -264,7 +264,7 @@ bool Lowerer::looksLikeGuard(TSNode cond) const {
   }
   static const char* kWords[] = {"log", "logging", "logger", "verbose", "debug", "print", "interval", "report",
                                  "monitor", "display", "profile", "profiler", "profiling", "rank", "eval",
-                                 "evaluate", "evaluation", "validate", "validation", "val", "wandb", "tensorboard"};
+                                 "evaluate", "evaluation", "validate", "validation", "wandb", "tensorboard"};
   // Split into identifier parts at non-alphanumerics and underscores.
   size_t i = 0;
   while (i < c.size()) {
