@@ -381,7 +381,8 @@ Value Lowerer::evalCall(TSNode call) {
   }
   if (is(fnNode, "identifier")) {
     std::string name(text(fnNode, mc_.src));
-    if (mc_.functions.count(name)) {
+    if (nested_.count(name)) name = fn_.name + "." + name;  // a closure of this function
+    if (mc_.functions.count(name) || name.find('.') != std::string::npos) {
       callWork(call, a.pos, name);
       emit(EventKind::Call, call, name).callee = name;
       return deviceResult(a, name);

@@ -143,7 +143,11 @@ void Lowerer::lowerStatement(TSNode s) {
     }
   } else if (!std::strcmp(t, "function_definition") || !std::strcmp(t, "class_definition") ||
              !std::strcmp(t, "decorated_definition")) {
-    // Lowered separately as functions of their own (PythonFrontend).
+    // Lowered separately as functions of their own (PythonFrontend). A nested function is
+    // called by its short name from here on: calls resolve to "outer.inner".
+    TSNode d = is(s, "decorated_definition") ? field(s, "definition") : s;
+    if (is(d, "function_definition") && fn_.name != "<module>")
+      nested_.insert(std::string(text(field(d, "name"), mc_.src)));
   } else if (!std::strcmp(t, "import_statement") || !std::strcmp(t, "import_from_statement")) {
     mc_.imports.add(s, mc_.src);
   } else if (!std::strcmp(t, "block")) {

@@ -174,6 +174,7 @@ class Lowerer {
   std::unordered_map<std::string, Fact> env_;
   std::unordered_set<std::string> loopBound_;  // names bound from a `for` target (loader batches)
   std::unordered_set<std::string> bound_;      // local names assigned in this function
+  std::unordered_set<std::string> nested_;     // functions defined in this one (closures)
   bool cpuFunction_ = false;                   // named like CPU code (`*_cpu`, `cpu_*`)
 };
 
