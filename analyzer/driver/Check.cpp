@@ -19,6 +19,7 @@
 #include "config/Config.h"
 #include "driver/DeliberateCode.h"
 #include "driver/FileWalk.h"
+#include "driver/ProjectIndex.h"
 #include "driver/Suppressions.h"
 #include "model/ModelDump.h"
 #include "python/PythonFrontend.h"
@@ -63,10 +64,13 @@ std::string hiddenAsDeliberate(const Finding& f, const model::Module& m, const s
 // were hidden for being less sure than the minimum confidence.
 size_t judge(const model::Module& m, const SourceFile* file, const std::vector<ActiveRule>& rules,
              const Config& cfg, const CheckOptions& opts, const std::string& pathReason,
-             std::vector<Finding>& out, std::vector<Finding>& deliberate) {
+             std::vector<Finding>& out, std::vector<Finding>& deliberate,
+             const model::ModuleSummary* projectSummary = nullptr) {
   const int minConf = opts.minConfidence >= 0 ? opts.minConfidence : cfg.minConfidence.value_or(1);
   size_t hidden = 0;
-  model::ModuleSummary summary(m);
+  std::optional<model::ModuleSummary> own;
+  if (!projectSummary) own.emplace(m);
+  const model::ModuleSummary& summary = projectSummary ? *projectSummary : *own;
   std::vector<Finding> found;
   for (const auto& r : rules) {
     RuleContext ctx(*r.info, m, summary, found);
@@ -256,6 +260,9 @@ CheckResult runCheck(const CheckOptions& opts) {
     std::string dump;
     size_t bytes = 0, hidden = 0;
     bool analysed = false;
+    std::optional<SourceFile> file;      // kept between lowering and judging
+    std::optional<model::Module> module;
+    std::optional<model::ModuleSummary> summary;
   };
   std::vector<Slot> slots(inputs.python.size());
   // Biggest files first, so that no worker starts a large file when the others are done.
@@ -278,36 +285,53 @@ CheckResult runCheck(const CheckOptions& opts) {
   }
   const char* noPrefilter = std::getenv("STREAMLINT_NO_PREFILTER");
   const bool prefilter = opts.prefilter && !opts.dumpModel && !(noPrefilter && *noPrefilter);
-  std::atomic<size_t> next{0}, done{0};
   unsigned jobs = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = std::min<unsigned>(jobs, std::max<size_t>(1, slots.size()));
-  auto worker = [&] {
-    for (size_t n; (n = next++) < slots.size();) {
-      const size_t i = order[n];
-      Slot& s = slots[i];
-      std::string err;
-      auto file = SourceFile::load(inputs.python[i], err);
-      if (!file) {
-        s.diagnostics.push_back({"input-error", Severity::Error, inputs.python[i], {}, err, {}, {}});
-      } else {
-        s.bytes = file->text().size();
-        const Config& cfg = *pyConfigs[i];
-        const bool low = (opts.minConfidence >= 0 ? opts.minConfidence : cfg.minConfidence.value_or(1)) == 0;
-        model::Module m = py::lowerPython(*file, s.diagnostics, cfg.knowledge, prefilter && !low, usesCuda);
-        s.hidden = judge(m, &*file, rules, cfg, opts, pyDeliberate[i], s.findings, s.deliberate);
-        if (opts.dumpModel) s.dump = "# " + m.path + "\n" + model::dump(m);
-        s.analysed = true;
-      }
-      size_t d = ++done;
-      if (opts.progress && (d % 64 == 0 || d == slots.size()))
-        std::fprintf(stderr, "\rstreamlint: %zu/%zu Python files", d, slots.size());
-    }
+  auto parallel = [&](auto&& task) {  // task(slot index), biggest files first
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t n; (n = next++) < slots.size();) task(order[n]);
+    };
+    std::vector<std::thread> pool;
+    for (unsigned j = 1; j < jobs; ++j) pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool) t.join();
   };
-  std::vector<std::thread> pool;
-  for (unsigned j = 1; j < jobs; ++j) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  // 1. Lower every file (in parallel).
+  std::atomic<size_t> done{0};
+  parallel([&](size_t i) {
+    Slot& s = slots[i];
+    std::string err;
+    s.file = SourceFile::load(inputs.python[i], err);
+    if (!s.file) {
+      s.diagnostics.push_back({"input-error", Severity::Error, inputs.python[i], {}, err, {}, {}});
+    } else {
+      s.bytes = s.file->text().size();
+      const Config& cfg = *pyConfigs[i];
+      const bool low = (opts.minConfidence >= 0 ? opts.minConfidence : cfg.minConfidence.value_or(1)) == 0;
+      s.module = py::lowerPython(*s.file, s.diagnostics, cfg.knowledge, prefilter && !low, usesCuda);
+      s.summary.emplace(*s.module);
+      if (opts.dumpModel) s.dump = "# " + s.module->path + "\n" + model::dump(*s.module);
+      s.analysed = true;
+    }
+    size_t d = ++done;
+    if (opts.progress && (d % 64 == 0 || d == slots.size()))
+      std::fprintf(stderr, "\rstreamlint: %zu/%zu Python files", d, slots.size());
+  });
   if (opts.progress && !slots.empty()) std::fprintf(stderr, "\n");
+  // 2. Calls across files: callee summaries flow to their callers in other modules.
+  std::vector<const model::Module*> modules;
+  std::vector<model::ModuleSummary*> summaries;
+  for (auto& s : slots)
+    if (s.module) modules.push_back(&*s.module), summaries.push_back(&*s.summary);
+  ProjectIndex project(modules, summaries);
+  // 3. Judge every module against the project-wide summaries (in parallel).
+  parallel([&](size_t i) {
+    Slot& s = slots[i];
+    if (!s.module) return;
+    s.hidden = judge(*s.module, &*s.file, rules, *pyConfigs[i], opts, pyDeliberate[i], s.findings, s.deliberate,
+                     &*s.summary);
+  });  // (modules stay alive until the end: other modules' summaries point at their events)
   for (auto& s : slots) {
     for (auto& f : s.findings) res.findings.push_back(std::move(f));
     for (auto& d : s.diagnostics) res.diagnostics.push_back(std::move(d));

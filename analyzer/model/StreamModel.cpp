@@ -126,12 +126,27 @@ bool mentions(const Event& e, const std::string& value) {
          std::find(e.writes.begin(), e.writes.end(), value) != e.writes.end();
 }
 
-ModuleSummary::ModuleSummary(const Module& m) {
+namespace {
+// With a CFG, only what runs on every path counts (a helper that syncs only after an early
+// return's test does not make each call a sync); without one, anything in the body does.
+bool counts(const Function& f, size_t i) { return f.flow.empty() || alwaysRuns(f, i); }
+
+// Merges what callee `c` does into caller summary `s` (the call at event i of f); true if s grew.
+bool merge(FunctionSummary& s, const FunctionSummary& c, const Function& f, size_t i) {
+  bool changed = false;
+  if (!s.gpuWork && c.gpuWork) s.gpuWork = true, changed = true;
+  if (!counts(f, i)) return changed;
+  if (!s.sync && c.sync) s.sync = c.sync, s.syncOwner = c.syncOwner, s.syncPath = c.syncPath, changed = true;
+  if (!s.alloc && c.alloc) s.alloc = c.alloc, changed = true;
+  if (!s.backward && c.backward) s.backward = c.backward, changed = true;
+  if (!s.deviceWork && c.deviceWork) s.deviceWork = true, changed = true;
+  return changed;
+}
+}  // namespace
+
+ModuleSummary::ModuleSummary(const Module& m) : module_(&m) {
   // Direct facts first, then propagate through Call events until nothing changes
-  // (call graphs within one module are small; recursion terminates because facts only grow).
-  // With a CFG, only what runs on every path counts (a helper that syncs only after an early
-  // return's test does not make each call a sync); without one, anything in the body does.
-  auto counts = [](const Function& f, size_t i) { return f.flow.empty() || alwaysRuns(f, i); };
+  // (recursion terminates because facts only grow).
   for (const auto& f : m.functions) {
     FunctionSummary s;
     for (size_t i = 0; i < f.events.size(); ++i) {
@@ -139,7 +154,7 @@ ModuleSummary::ModuleSummary(const Module& m) {
       if (e.kind == EventKind::Work || e.kind == EventKind::Alloc || e.kind == EventKind::Copy)
         s.gpuWork = true;
       if (!counts(f, i)) continue;
-      if (e.kind == EventKind::HostSync && !s.sync) s.sync = &e, s.syncOwner = &f;
+      if (e.kind == EventKind::HostSync && !s.sync) s.sync = &e, s.syncOwner = &f, s.syncPath = &m.path;
       if (e.kind == EventKind::Alloc && !s.alloc) s.alloc = &e;
       if (e.kind == EventKind::Backward && !s.backward) s.backward = &e;
       if (e.kind == EventKind::Work || (e.kind == EventKind::Copy && e.dir != CopyDir::HostToDevice))
@@ -147,30 +162,34 @@ ModuleSummary::ModuleSummary(const Module& m) {
     }
     byName_.emplace(f.name, s);
   }
+  propagate();
+}
+
+bool ModuleSummary::propagate() {
+  bool grew = false;
   for (bool changed = true; changed;) {
     changed = false;
-    for (const auto& f : m.functions) {
+    for (const auto& f : module_->functions) {
       FunctionSummary& s = byName_[f.name];
       for (size_t i = 0; i < f.events.size(); ++i) {
         const Event& e = f.events[i];
         if (e.kind != EventKind::Call) continue;
-        auto it = byName_.find(e.callee);
-        if (it == byName_.end() || &it->second == &s) continue;
-        if (!s.gpuWork && it->second.gpuWork) s.gpuWork = true, changed = true;
-        if (!counts(f, i)) continue;
-        const FunctionSummary& c = it->second;
-        if (!s.sync && c.sync) s.sync = c.sync, s.syncOwner = c.syncOwner, changed = true;
-        if (!s.alloc && c.alloc) s.alloc = c.alloc, changed = true;
-        if (!s.backward && c.backward) s.backward = c.backward, changed = true;
-        if (!s.deviceWork && c.deviceWork) s.deviceWork = true, changed = true;
+        const FunctionSummary* c = of(e.callee);
+        if (!c || c == &s) continue;
+        changed |= merge(s, *c, f, i);
       }
     }
+    grew |= changed;
   }
+  return grew;
 }
+
+void ModuleSummary::setExternal(ExternalLookup lookup) { external_ = std::move(lookup); }
 
 const FunctionSummary* ModuleSummary::of(const std::string& callee) const {
   auto it = byName_.find(callee);
-  return it == byName_.end() ? nullptr : &it->second;
+  if (it != byName_.end()) return &it->second;
+  return external_ ? external_(callee) : nullptr;
 }
 
 const char* confidenceName(Confidence c) {

@@ -14,6 +14,7 @@
 // allocation, an annotated parameter...) appear in reads/writes: no evidence, no finding.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -208,16 +209,28 @@ struct FunctionSummary {
   bool gpuWork = false;             // issues GPU work
   bool deviceWork = false;          // runs kernels on device data (not only allocations/uploads)
   const Function* syncOwner = nullptr;  // function holding `sync`
+  const std::string* syncPath = nullptr;  // file holding `sync` (another module's, across files)
 };
 
 class ModuleSummary {
  public:
+  // `m` must outlive the summary (summaries point at its events).
   explicit ModuleSummary(const Module& m);
-  // Summary for `callee`, or nullptr if not a function of this module.
+  // Summary for `callee`: a function of this module, else what the external lookup (the
+  // project's other modules, driver/ProjectIndex.h) knows; nullptr when neither does.
   const FunctionSummary* of(const std::string& callee) const;
 
+  // Callees in other modules ("pkg.utils.helper", "..utils.helper"): resolved by `lookup`.
+  using ExternalLookup = std::function<const FunctionSummary*(const std::string& callee)>;
+  void setExternal(ExternalLookup lookup);
+  // Propagates callee facts through Call events to a fixpoint; true if any summary grew (after
+  // setExternal, facts from other modules flow in: call again until no module grows).
+  bool propagate();
+
  private:
+  const Module* module_;
   std::map<std::string, FunctionSummary> byName_;
+  ExternalLookup external_;
 };
 
 const char* eventKindName(EventKind k);

@@ -377,7 +377,15 @@ Value Lowerer::evalCall(TSNode call) {
   if (!canon.empty()) {
     Value callee;
     callee.canonical = canon;
-    return callApi(lookupFunction(canon), callee, a);
+    Api api = lookupFunction(canon);
+    // A function of another module of the project (or of a library): a call the project index
+    // may resolve (driver/ProjectIndex.h), so its syncs and GPU work count here too.
+    if (api == Api::None && canon.rfind("torch", 0) != 0 && !std::string_view(canon).starts_with("time")) {
+      callWork(call, a.pos, canon);
+      emit(EventKind::Call, call, canon).callee = canon;
+      return deviceResult(a, canon);
+    }
+    return callApi(api, callee, a);
   }
   if (is(fnNode, "identifier")) {
     std::string name(text(fnNode, mc_.src));

@@ -31,15 +31,18 @@ void Imports::add(TSNode stmt, std::string_view src) {
   }
   if (!is(stmt, "import_from_statement")) return;
   std::string mod(text(field(stmt, "module_name"), src));
-  if (mod.empty() || mod[0] == '.') return;  // relative imports name the user's own modules
+  if (mod.empty()) return;
+  // Relative imports (`from .utils import f` -> ".utils.f", `from . import m` -> ".m") name the
+  // project's own modules: the project index resolves them against the importing file.
+  std::string prefix = mod.back() == '.' ? mod : mod + ".";
   TSNode modNode = field(stmt, "module_name");
   for (TSNode c : NamedChildren(stmt)) {
     if (ts_node_eq(c, modNode)) continue;
     if (is(c, "dotted_name")) {
       std::string n(text(c, src));
-      alias_[n] = mod + "." + n;
+      alias_[n] = prefix + n;
     } else if (is(c, "aliased_import")) {
-      alias_[std::string(text(field(c, "alias"), src))] = mod + "." + std::string(text(field(c, "name"), src));
+      alias_[std::string(text(field(c, "alias"), src))] = prefix + std::string(text(field(c, "name"), src));
     }
   }
 }

@@ -122,6 +122,10 @@ void attachEvidence(Finding& f, const model::Module& m) {
   f.notes.push_back({m.path, links.front().loc, why});
 }
 
+void RuleContext::note(Finding& f, const std::string* path, Loc loc, std::string message) {
+  f.notes.push_back({path ? *path : module_.path, loc, std::move(message)});
+}
+
 void RuleContext::note(Finding& f, Loc loc, std::string message) {
   f.notes.push_back({module_.path, loc, std::move(message)});
 }

@@ -41,6 +41,8 @@ class RuleContext {
   Finding& report(Loc loc, std::string message);
   // Adds a note (related location in the same file) to `f`.
   void note(Finding& f, Loc loc, std::string message);
+  // A note in another file (a callee's sync found through the project index).
+  void note(Finding& f, const std::string* path, Loc loc, std::string message);
 
  private:
   const RuleInfo& info_;

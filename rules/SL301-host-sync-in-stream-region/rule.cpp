@@ -17,8 +17,9 @@ class HostSyncInStreamRegion : public Rule {
         int region = model::enclosingSideRegion(f, e.scope);
         if (region < 0) continue;
         const model::Event* sync = e.kind == EventKind::HostSync ? &e : nullptr;
+        const std::string* syncPath = nullptr;  // the callee's file, when it is another
         if (e.kind == EventKind::Call)
-          if (auto* s = ctx.summary().of(e.callee)) sync = s->sync;
+          if (auto* s = ctx.summary().of(e.callee)) sync = s->sync, syncPath = s->syncPath;
         if (!sync || !lines.insert(e.loc.line).second) continue;
         const auto& scope = f.scopes[size_t(region)];
         std::string what = sync->api.empty() ? "this call" : "'" + sync->api + "'";
@@ -27,7 +28,7 @@ class HostSyncInStreamRegion : public Rule {
                        ": nothing more is queued on any stream meanwhile, so the region cannot overlap; "
                        "keep the check on the GPU or move it after the region is joined");
         ctx.note(out, scope.loc, "side-stream region starts here");
-        if (sync != &e) ctx.note(out, sync->loc, "the host waits here, in the called function");
+        if (sync != &e) ctx.note(out, syncPath, sync->loc, "the host waits here, in the called function");
       }
     }
   }

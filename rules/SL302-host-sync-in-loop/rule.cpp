@@ -90,7 +90,7 @@ class HostSyncInLoop : public Rule {
                                             "next launches; read the values once, outside the loop");
     out.properties["confidence"] = model::confidenceName(s->sync->confidence);
     ctx.note(out, f.scopes[size_t(loop)].loc, "loop starts here");
-    ctx.note(out, s->sync->loc, "the wait is here" + (s->syncOwner ? " in '" + s->syncOwner->name + "'" : std::string()));
+    ctx.note(out, s->syncPath, s->sync->loc, "the wait is here" + (s->syncOwner ? " in '" + s->syncOwner->name + "'" : std::string()));
   }
 
   static void reportHot(RuleContext& ctx, const model::Function& f, const model::Event& e) {

@@ -1,0 +1,35 @@
+// Calls between the Python modules of one check. `from .utils import helper; helper(x)` or
+// `pkg.utils.helper(x)` in one file reaches helper's summary in another file, so what a callee
+// does (host syncs, allocations, GPU work, backward) counts at its call sites across the
+// project, transitively: summaries are propagated over all modules to a fixpoint.
+//
+// Modules are named by their file's path ("src/pkg/utils.py" -> "src.pkg.utils"; an
+// `__init__.py` names its package) and indexed under every suffix of that name, so an absolute
+// import resolves whatever directory the check started from; a relative import resolves against
+// the importing file's package.
+#pragma once
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "model/StreamModel.h"
+
+namespace sl {
+
+class ProjectIndex {
+ public:
+  // summaries[i] summarises modules[i]; both must outlive the index. Wires each summary's
+  // external lookup to the index and propagates facts across modules.
+  ProjectIndex(const std::vector<const model::Module*>& modules, std::vector<model::ModuleSummary*>& summaries);
+ private:
+  const model::FunctionSummary* resolve(size_t from, const std::string& callee) const;
+
+  std::vector<std::vector<std::string>> names_;  // per module: its dotted path's parts
+  std::vector<bool> package_;                    // per module: an __init__.py
+  std::vector<model::ModuleSummary*> summaries_;
+  // "pkg.utils.helper" (and every shorter suffix) -> (module, function name in it)
+  std::unordered_map<std::string, std::pair<size_t, std::string>> functions_;
+};
+
+}  // namespace sl
