@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Precision check of `streamlint check` on real projects (issue 12), python3 stdlib only.
 
-    bench/precision/run.py [--root /tmp/prec] [--streamlint BIN] [--per-project 6]
-    bench/precision/run.py --summary            # counts of bench/precision/verdicts.tsv
+    bench/precision/run.py --out bench/precision/run-c [--root /tmp/prec] [--streamlint BIN]
+    bench/precision/run.py --summary --out bench/precision/run-c
 
 The projects are the directories under --root named in projects.tsv (one per fetched
-repository, extracted at the commit listed there; nothing fetched lives in this repo).
-For each one this runs `streamlint check --format json <root>/<project>` with the default
-configuration (no --select), writes every finding to findings.tsv, and picks a
-deterministic sample to hand-check into sample.tsv:
+repository, extracted at the commit listed there by extract.sh; nothing fetched lives in this
+repo). For each one this runs `streamlint check --format json -j 2 <project>` from --root with
+the default configuration (no --select, default --min-confidence), writes every finding to
+OUT/findings.tsv, and picks a deterministic sample to hand-check into OUT/sample.tsv:
 
 * order: a stable hash of (project, path, line, rule) -- the same finding is picked
   again after a rebuild of the binary, whatever else changed;
@@ -17,11 +17,12 @@ deterministic sample to hand-check into sample.tsv:
   rare rules are always seen;
 * findings of one rule on one line (two calls on the line) count once.
 
-Hand verdicts live in verdicts.tsv (project, commit, path, line, rule, verdict, class,
-reason; class names the kind of wrong or deliberate finding, see README.md);
-sample.tsv carries a verdict already given to the same (project, path, line, rule), so a
-re-run with a new binary shows which sampled findings are new (verdict empty) and
-`--summary` shows which verdicted findings the new binary no longer reports.
+Hand verdicts of every run live in one file, verdicts.tsv (project, commit, path, line, rule,
+verdict, class, reason; class names the kind of wrong or deliberate finding, see README.md),
+keyed by (project, path, line, rule). sample.tsv carries the verdicts already given, so a run
+with a new binary shows which sampled lines are new (verdict empty); `--summary` counts one
+run's sample joined with verdicts.tsv, and says how many judged lines that binary no longer
+reports.
 """
 import argparse
 import collections
@@ -84,9 +85,13 @@ def run_check(binary, root, project, jobs):
     prefix = project + "/"
     for f in json.loads(proc.stdout)["findings"]:
         path = f["path"][len(prefix):] if f["path"].startswith(prefix) else f["path"]
+        props = f.get("properties") or {}
+        evidence = "; ".join(e.get("message", "") for e in props.get("evidence", []))
         findings.append({"project": project, "path": path, "line": f["line"],
                          "rule": f["rule"], "severity": f["severity"],
-                         "message": " ".join(f["message"].split())})
+                         "confidence": props.get("confidence", ""),
+                         "message": " ".join(f["message"].split()),
+                         "evidence": " ".join(evidence.split())})
     input_errors = [l for l in proc.stderr.splitlines() if ": error: " in l]
     return findings, input_errors
 
@@ -116,7 +121,7 @@ def sample_project(findings, n):
 def verdict_index(path):
     if not os.path.exists(path):
         return {}
-    return {(v["project"], v["path"], str(v["line"]), v["rule"]): v for v in read_tsv(path)}
+    return {key(v): v for v in read_tsv(path)}
 
 
 def table(title, counter_by_key):
@@ -128,40 +133,51 @@ def table(title, counter_by_key):
                                            c["deliberate"], c["wrong"]))
 
 
-def summary(verdicts_path, findings_path):
-    rows = read_tsv(verdicts_path)
-    bad = [r for r in rows if r["verdict"] not in VERDICTS]
+def key(r):
+    return (r["project"], r["path"], str(r["line"]), r["rule"])
+
+
+def summary(verdicts_path, out_dir):
+    """Counts of one run: its sample.tsv joined with the verdicts given so far."""
+    verdicts = verdict_index(verdicts_path)
+    bad = [v for v in verdicts.values() if v["verdict"] not in VERDICTS]
     if bad:
         sys.exit("%s: unknown verdict %r (expected one of %s)" % (verdicts_path, bad[0]["verdict"],
                                                                  ", ".join(VERDICTS)))
+    sample = read_tsv(os.path.join(out_dir, "sample.tsv"))
+    rows = [dict(r, **{k: verdicts[key(r)][k] for k in ("verdict", "class", "reason")})
+            for r in sample if key(r) in verdicts]
+    todo = [r for r in sample if key(r) not in verdicts]
     overall = collections.Counter(r["verdict"] for r in rows)
     n = len(rows)
-    print("%d hand-checked findings from %d projects" % (n, len({r["project"] for r in rows})))
+    print("%s: %d hand-checked findings from %d projects (%d sampled without a verdict)" %
+          (out_dir, n, len({r["project"] for r in rows}), len(todo)))
     for v in VERDICTS:
         print("  %-13s %3d  %5.1f %%" % (v, overall[v], 100.0 * overall[v] / max(n, 1)))
     per_rule = collections.defaultdict(collections.Counter)
     per_project = collections.defaultdict(collections.Counter)
+    per_confidence = collections.defaultdict(collections.Counter)
     for r in rows:
         per_rule[r["rule"]][r["verdict"]] += 1
         per_project[r["project"]][r["verdict"]] += 1
+        per_confidence[r.get("confidence") or "(none)"][r["verdict"]] += 1
     table("per rule", per_rule)
     table("per project", per_project)
+    table("per confidence", per_confidence)
     per_class = collections.Counter((r["verdict"], r.get("class", "")) for r in rows
                                     if r["verdict"] != "worth-fixing")
     print("\nclasses of wrong and deliberate findings")
-    for (verdict, cls), n in sorted(per_class.items(), key=lambda kv: (kv[0][0] != "wrong", -kv[1])):
-        print("  %-11s %-30s %3d" % (verdict, cls, n))
+    for (verdict, cls), c in sorted(per_class.items(), key=lambda kv: (kv[0][0] != "wrong", -kv[1])):
+        print("  %-11s %-30s %3d" % (verdict, cls, c))
     per_kind = collections.defaultdict(collections.Counter)
     for r in rows:
         per_kind[path_kind(r["path"]) or "library"][r["verdict"]] += 1
     table("per path kind (tests/, bench*, examples/, archive/ vs library code)", per_kind)
-    if os.path.exists(findings_path):
-        current = {(f["project"], f["path"], f["line"], f["rule"]) for f in read_tsv(findings_path)}
-        gone = [r for r in rows if (r["project"], r["path"], r["line"], r["rule"]) not in current]
-        print("\n%d verdicted findings are not reported by the binary of the last run%s" %
-              (len(gone), ":" if gone else ""))
-        for r in gone:
-            print("  %s %s:%s %s (%s)" % (r["project"], r["path"], r["line"], r["rule"], r["verdict"]))
+    current = {key(f) for f in read_tsv(os.path.join(out_dir, "findings.tsv"))}
+    gone = [v for k, v in verdicts.items() if k not in current]
+    print("\n%d of the %d findings given a verdict are not reported by this run's binary: %s" %
+          (len(gone), len(verdicts), ", ".join("%s %d" % kv for kv in
+                                               collections.Counter(v["verdict"] for v in gone).items())))
 
 
 def main():
@@ -171,14 +187,17 @@ def main():
     ap.add_argument("--projects", default=os.path.join(HERE, "projects.tsv"))
     ap.add_argument("--per-project", type=int, default=6)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--out", default=HERE, help="where findings.tsv and sample.tsv go")
+    ap.add_argument("--out", default=os.path.join(HERE, "run-latest"),
+                    help="folder for this run's findings.tsv and sample.tsv")
     ap.add_argument("--verdicts", default=os.path.join(HERE, "verdicts.tsv"))
-    ap.add_argument("--summary", action="store_true", help="only print the counts of --verdicts")
+    ap.add_argument("--summary", action="store_true",
+                    help="only print the counts of the run in --out (its sample.tsv joined with --verdicts)")
     args = ap.parse_args()
 
     if args.summary:
-        summary(args.verdicts, os.path.join(args.out, "findings.tsv"))
+        summary(args.verdicts, args.out)
         return
+    os.makedirs(args.out, exist_ok=True)
     projects = read_tsv(args.projects)
     missing = [p["project"] for p in projects if not os.path.isdir(os.path.join(args.root, p["project"]))]
     if missing:
@@ -196,7 +215,8 @@ def main():
         picked = sample_project(findings, args.per_project)
         for f in picked:
             v = known.get((name, f["path"], str(f["line"]), f["rule"]), {})
-            f = dict(f, commit=commits[name], verdict=v.get("verdict", ""), reason=v.get("reason", ""))
+            f = dict(f, commit=commits[name], verdict=v.get("verdict", ""), reason=v.get("reason", ""),
+                     **{"class": v.get("class", "")})
             sample.append(f)
         all_findings += findings
         rules = collections.Counter(f["rule"] for f in findings)
@@ -215,9 +235,11 @@ def main():
     print("\n%d sampled findings have no verdict yet" % todo)
 
     write_tsv(os.path.join(args.out, "findings.tsv"),
-              ["project", "path", "line", "rule", "severity", "message"], all_findings)
+              ["project", "path", "line", "rule", "severity", "confidence", "message", "evidence"],
+              all_findings)
     write_tsv(os.path.join(args.out, "sample.tsv"),
-              ["project", "commit", "path", "line", "rule", "verdict", "reason", "message"], sample)
+              ["project", "commit", "path", "line", "rule", "confidence", "verdict", "class", "reason",
+               "message", "evidence"], sample)
 
 
 if __name__ == "__main__":
