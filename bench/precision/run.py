@@ -74,9 +74,9 @@ def stable_key(f):
     return hashlib.sha1(text.encode()).hexdigest()
 
 
-def run_check(binary, root, project, jobs):
+def run_check(binary, root, project, jobs, check_args=()):
     """Findings of one project, paths relative to the project; parse errors counted apart."""
-    cmd = [binary, "check", "--format", "json", "-j", str(jobs), project]
+    cmd = [binary, "check", "--format", "json", "-j", str(jobs), *check_args, project]
     proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
     if proc.returncode not in (0, 1, 2) or not proc.stdout.strip():
         sys.exit("streamlint failed on %s (exit %d): %s" % (project, proc.returncode,
@@ -190,6 +190,10 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "run-latest"),
                     help="folder for this run's findings.tsv and sample.tsv")
     ap.add_argument("--verdicts", default=os.path.join(HERE, "verdicts.tsv"))
+    ap.add_argument("--check-arg", action="append", default=[],
+                    help="extra argument for `streamlint check` (repeat; e.g. --check-arg=--min-confidence=low)")
+    ap.add_argument("--sample-confidence", default="",
+                    help="sample only findings of this confidence (e.g. low: what the default hides)")
     ap.add_argument("--summary", action="store_true",
                     help="only print the counts of the run in --out (its sample.tsv joined with --verdicts)")
     args = ap.parse_args()
@@ -210,9 +214,11 @@ def main():
     print("%-20s %6s %6s  %s" % ("project", "found", "sample", "rules (found)"))
     for p in projects:
         name = p["project"]
-        findings, errors = run_check(args.streamlint, args.root, name, args.jobs)
+        findings, errors = run_check(args.streamlint, args.root, name, args.jobs, args.check_arg)
         findings.sort(key=lambda f: (f["path"], f["line"], f["rule"]))
-        picked = sample_project(findings, args.per_project)
+        pool = [f for f in findings
+                if not args.sample_confidence or f["confidence"] == args.sample_confidence]
+        picked = sample_project(pool, args.per_project)
         for f in picked:
             v = known.get((name, f["path"], str(f["line"]), f["rule"]), {})
             f = dict(f, commit=commits[name], verdict=v.get("verdict", ""), reason=v.get("reason", ""),
