@@ -154,6 +154,19 @@ def summary(verdicts_path, out_dir):
           (out_dir, n, len({r["project"] for r in rows}), len(todo)))
     for v in VERDICTS:
         print("  %-13s %3d  %5.1f %%" % (v, overall[v], 100.0 * overall[v] / max(n, 1)))
+    # The sampler takes rare rules first, so the sample over-represents them; weighting each
+    # rule's verdict shares by its share of all findings estimates what a user sees.
+    found = collections.Counter(f["rule"] for f in read_tsv(os.path.join(out_dir, "findings.tsv")))
+    by_rule = collections.defaultdict(collections.Counter)
+    for r in rows:
+        by_rule[r["rule"]][r["verdict"]] += 1
+    covered = sum(n for rule, n in found.items() if by_rule[rule])
+    if covered:
+        print("  weighted by each rule's share of the %d findings (%d covered by the sample):" %
+              (sum(found.values()), covered))
+        for v in VERDICTS:
+            share = sum(found[rule] * c[v] / sum(c.values()) for rule, c in by_rule.items())
+            print("  %-13s      %5.1f %%" % (v, 100.0 * share / covered))
     per_rule = collections.defaultdict(collections.Counter)
     per_project = collections.defaultdict(collections.Counter)
     per_confidence = collections.defaultdict(collections.Counter)
