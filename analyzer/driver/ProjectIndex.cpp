@@ -10,9 +10,7 @@ std::string join(const std::vector<std::string>& parts, size_t begin, size_t end
 }
 
 // A function's summary is worth indexing only when a caller can learn something from it.
-bool informative(const model::FunctionSummary* s) {
-  return s && (s->sync || s->alloc || s->backward || s->gpuWork || s->deviceWork);
-}
+bool informative(const model::FunctionSummary* s) { return s && (s->sync || s->backward); }
 
 }  // namespace
 
@@ -47,6 +45,7 @@ ProjectIndex::ProjectIndex(const std::vector<const model::Module*>& modules,
     for (auto* s : summaries) grew |= s->propagate();
     if (!grew) break;
   }
+  frozen_ = true;
 }
 
 const model::FunctionSummary* ProjectIndex::resolve(size_t from, const std::string& callee) const {
@@ -61,9 +60,25 @@ const model::FunctionSummary* ProjectIndex::resolve(size_t from, const std::stri
     std::string base = join(parts, 0, parts.size() - up);
     full = base.empty() ? callee.substr(dots) : base + "." + callee.substr(dots);
   }
+  if (frozen_) {  // the rules' threads: only read what propagation computed
+    auto v = views_.find(full);
+    return v == views_.end() || !(v->second.sync || v->second.backward) ? nullptr : &v->second;
+  }
   auto it = functions_.find(full);
   if (it == functions_.end() || it->second.first == from) return nullptr;
-  return summaries_[it->second.first]->of(it->second.second);
+  const model::FunctionSummary* s = summaries_[it->second.first]->of(it->second.second);
+  if (!s) return nullptr;
+  // Across files only facts whose code the prefilter always keeps (python/PyPrefilter.h: units
+  // naming synchronize/backward) travel, so findings do not depend on what was parsed:
+  // explicit syncs and backward calls. GPU work and value reads stay within their file.
+  model::FunctionSummary v;
+  bool explicitSync = s->sync && (s->sync->sync == model::SyncKind::Device || s->sync->sync == model::SyncKind::Stream ||
+                                  s->sync->sync == model::SyncKind::Event);
+  if (explicitSync) v.sync = s->sync, v.syncOwner = s->syncOwner, v.syncPath = s->syncPath;
+  v.backward = s->backward;
+  model::FunctionSummary& slot = views_[full];
+  slot = v;
+  return v.sync || v.backward ? &slot : nullptr;
 }
 
 }  // namespace sl

@@ -30,6 +30,10 @@ class ProjectIndex {
   std::vector<model::ModuleSummary*> summaries_;
   // "pkg.utils.helper" (and every shorter suffix) -> (module, function name in it)
   std::unordered_map<std::string, std::pair<size_t, std::string>> functions_;
+  // What a caller in another module learns from each resolved callee (see resolve()); filled
+  // while propagating (one thread), then only read (the rules' threads).
+  mutable std::unordered_map<std::string, model::FunctionSummary> views_;
+  bool frozen_ = false;
 };
 
 }  // namespace sl

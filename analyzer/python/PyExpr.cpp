@@ -414,8 +414,10 @@ Value Lowerer::evalCall(TSNode call) {
         emit(EventKind::Call, call, callee).callee = callee;
         return deviceResult(a, callee);
       }
-      // `self.layer(x)`: a submodule (an attribute, not a method of this class).
+      // `self.layer(x)`: a submodule (an attribute, not a method of this class). A method the
+      // prefilter did not parse is still a method: look for its `def` in the text.
       std::string attr = "self." + std::string(method);
+      if (mc_.src.find("def " + std::string(method) + "(") != std::string_view::npos) return {};
       return moduleCall(Value{lookup(attr), attr, "", false}, attr, a);
     }
     return callMethod(recv, method, a);

@@ -103,16 +103,6 @@ def instrument(model):
     model.register_forward_hook(activation_stats)
 
 
-def per_output_send(outputs, device):
-    vals = torch.zeros(8, device=device)
-
-    def send(o):
-        return vals.tolist()
-
-    for o in outputs:
-        send(o)  # expect: SL302
-
-
 class SyncingBlock(torch.nn.Module):
     def forward(self, x):
         y = self.inner(x)

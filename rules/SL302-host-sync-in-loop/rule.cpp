@@ -32,10 +32,6 @@ class HostSyncInLoop : public Rule {
       std::set<uint32_t> lines;
       std::set<int> churnLoops;  // loops whose allocation churn is reported (once per loop)
       for (const auto& e : f.events) {
-        if (e.kind == model::EventKind::Call) {
-          calleeInLoop(ctx, f, e, lines);
-          continue;
-        }
         // Explicit synchronize() calls are deliberate in a loop (benchmarks, SL501's own fix);
         // the hazard is the implicit wait hidden in a value read, a blocking copy or an
         // allocation. In code that runs every step (forward, a hook) any sync is that hazard.
@@ -74,24 +70,6 @@ class HostSyncInLoop : public Rule {
 
  private:
   static std::string what(const model::Event& e) { return e.api.empty() ? "this call" : "'" + e.api + "'"; }
-
-  // `for o in outputs: send(o)` where send() reads a CUDA value: the callee's wait happens on
-  // every iteration too (same module; closures included).
-  static void calleeInLoop(RuleContext& ctx, const model::Function& f, const model::Event& call,
-                           std::set<uint32_t>& lines) {
-    const model::FunctionSummary* s = ctx.summary().of(call.callee);
-    if (!s || !s->sync || !implicit(s->sync->sync) || s->sync->confidence == model::Confidence::Low) return;
-    int loop = model::enclosingScope(f, call.scope, model::ScopeKind::Loop);
-    int guard = model::enclosingScope(f, call.scope, model::ScopeKind::Guarded);
-    if (loop < 0 || (guard >= 0 && model::scopeWithin(f, guard, loop))) return;
-    if (s->sync->sync == model::SyncKind::Allocation || !lines.insert(call.loc.line).second) return;
-    Finding& out = ctx.report(call.loc, "'" + call.callee + "()' makes the host wait for the GPU (" + what(*s->sync) +
-                                            ") on every loop iteration: the GPU idles while the host queues the "
-                                            "next launches; read the values once, outside the loop");
-    out.properties["confidence"] = model::confidenceName(s->sync->confidence);
-    ctx.note(out, f.scopes[size_t(loop)].loc, "loop starts here");
-    ctx.note(out, s->syncPath, s->sync->loc, "the wait is here" + (s->syncOwner ? " in '" + s->syncOwner->name + "'" : std::string()));
-  }
 
   static void reportHot(RuleContext& ctx, const model::Function& f, const model::Event& e) {
     std::string name = f.name.substr(f.name.rfind('.') + 1);  // npos + 1 == 0
