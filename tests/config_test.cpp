@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "TempDir.h"
 #include "config/Config.h"
 
 namespace fs = std::filesystem;
@@ -41,23 +42,8 @@ TEST(ProjectKnowledge, ResolvesConfiguredCallees) {
   EXPECT_EQ(k.resolve("get_accelerator().streams"), "");
 }
 
-namespace {
-
-struct TempDir {
-  fs::path dir = fs::temp_directory_path() / ("sl_config_test_" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(dir); }
-  ~TempDir() { fs::remove_all(dir); }
-  std::string write(const std::string& rel, const std::string& text) {
-    fs::create_directories((dir / rel).parent_path());
-    std::ofstream(dir / rel) << text;
-    return (dir / rel).string();
-  }
-};
-
-}  // namespace
-
 TEST(Config, LoadsEveryKey) {
-  TempDir t;
+  TempDir t("config_test");
   std::string f = t.write("pyproject.toml", R"([tool.black]
 line-length = 100
 [tool.streamlint]
@@ -93,7 +79,7 @@ SL301 = "error"
 }
 
 TEST(Config, ErrorsNameFileAndKey) {
-  TempDir t;
+  TempDir t("config_test");
   std::string err;
   EXPECT_FALSE(sl::loadConfig(t.write("a.toml", "selct = [\"SL3\"]\n"), err));
   EXPECT_NE(err.find("a.toml: 'selct' is not a streamlint setting"), std::string::npos) << err;
@@ -106,7 +92,7 @@ TEST(Config, ErrorsNameFileAndKey) {
 }
 
 TEST(ConfigResolver, NearestWinsAndForeignPyprojectIsSkipped) {
-  TempDir t;
+  TempDir t("config_test");
   t.write("pyproject.toml", "[tool.streamlint]\nignore = [\"SL1\"]\n");
   t.write("a/pyproject.toml", "[tool.black]\nline-length = 1\n");  // not ours: keep looking
   t.write("a/b/.streamlint.toml", "ignore = [\"SL2\"]\n");

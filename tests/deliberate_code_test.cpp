@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "TempDir.h"
 #include "driver/Check.h"
 #include "driver/DeliberateCode.h"
 
@@ -36,17 +37,6 @@ TEST(DeliberateCode, PathsRelativeToTheRoot) {
 
 namespace {
 
-struct TempDir {
-  fs::path dir = fs::temp_directory_path() / ("sl_deliberate_test_" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(dir); }
-  ~TempDir() { fs::remove_all(dir); }
-  std::string write(const std::string& rel, const std::string& text) {
-    fs::create_directories((dir / rel).parent_path());
-    std::ofstream(dir / rel) << text;
-    return (dir / rel).string();
-  }
-};
-
 // A loop of value reads (SL302, performance) and a wait on the default stream (SL103, correctness).
 const char* kBoth =
     "import torch\n"
@@ -59,7 +49,7 @@ const char* kBoth =
 }  // namespace
 
 TEST(DeliberateCode, FailureOnlyLinesAndFormattingMethods) {
-  TempDir t;
+  TempDir t("deliberate_test");
   std::string src = t.write("proj/pkg/m.py",
                             "import torch\n"
                             "def f(n):\n"
@@ -89,7 +79,7 @@ TEST(DeliberateCode, FailureOnlyLinesAndFormattingMethods) {
 }
 
 TEST(DeliberateCode, RootIsTheConfigThenGitThenNothing) {
-  TempDir t;
+  TempDir t("deliberate_test");
   sl::ProjectRoots roots;
   // No config, no git: the directories above the file mean nothing (the cwd is elsewhere).
   std::string inTests = t.write("proj/tests/a.py", "");
@@ -108,7 +98,7 @@ TEST(DeliberateCode, RootIsTheConfigThenGitThenNothing) {
 }
 
 TEST(DeliberateCode, OnlyPerformanceNotesAreHiddenAndCounted) {
-  TempDir t;
+  TempDir t("deliberate_test");
   t.write("proj/.streamlint.toml", "select = [\"SL1\", \"SL3\"]\n");
   std::string test = t.write("proj/tests/test_train.py", kBoth);
   std::string src = t.write("proj/pkg/train.py", kBoth);

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "TempDir.h"
 #include "driver/Baseline.h"
 #include "driver/GitDiff.h"
 #include "driver/Suppressions.h"
@@ -15,16 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path dir = fs::temp_directory_path() / ("sl_gating_test_" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(dir); }
-  ~TempDir() { fs::remove_all(dir); }
-  std::string write(const std::string& rel, const std::string& text) {
-    std::ofstream(dir / rel) << text;
-    return (dir / rel).string();
-  }
-};
-
 sl::Finding at(const std::string& path, uint32_t line, const std::string& rule = "SL302") {
   return {rule, sl::Severity::Note, path, {line, 5}, "msg", {}, {}};
 }
@@ -32,7 +23,7 @@ sl::Finding at(const std::string& path, uint32_t line, const std::string& rule =
 }  // namespace
 
 TEST(Fingerprint, SurvivesLineShiftsNotEdits) {
-  TempDir t;
+  TempDir t("gating_test");
   std::string f = t.write("a.py", "x.item()\ny = 1\nx.item()\n");
   sl::Fingerprinter before(t.dir.string());
   std::string first = before.next(at(f, 1)), second = before.next(at(f, 3));
@@ -53,7 +44,7 @@ TEST(Fingerprint, SurvivesLineShiftsNotEdits) {
 }
 
 TEST(Baseline, OnlyNewFindingsRemain) {
-  TempDir t;
+  TempDir t("gating_test");
   std::string f = t.write("a.py", "x.item()\ny.item()\n");
   std::string base = (t.dir / "baseline.json").string(), err;
   ASSERT_TRUE(sl::writeBaseline(base, {at(f, 1), at(f, 2)}, err)) << err;
@@ -76,7 +67,7 @@ TEST(Baseline, OnlyNewFindingsRemain) {
 }
 
 TEST(GitDiff, ParsesZeroContextHunks) {
-  TempDir t;
+  TempDir t("gating_test");
   sl::ChangedLines c;
   c.parseDiff(
       "diff --git a/p.py b/p.py\n--- a/p.py\n+++ b/p.py\n@@ -3 +3 @@\n-a\n+b\n"
