@@ -75,7 +75,7 @@ const model::FunctionSummary* ProjectIndex::resolve(size_t from, const std::stri
   bool explicitSync = s->sync && (s->sync->sync == model::SyncKind::Device || s->sync->sync == model::SyncKind::Stream ||
                                   s->sync->sync == model::SyncKind::Event);
   if (explicitSync) v.sync = s->sync, v.syncOwner = s->syncOwner, v.syncPath = s->syncPath;
-  v.backward = s->backward;
+  v.backward = s->backward, v.backwardOwner = s->backwardOwner;
   model::FunctionSummary& slot = views_[full];
   slot = v;
   return v.sync || v.backward ? &slot : nullptr;

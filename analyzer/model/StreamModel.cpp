@@ -138,7 +138,7 @@ bool merge(FunctionSummary& s, const FunctionSummary& c, const Function& f, size
   if (!counts(f, i)) return changed;
   if (!s.sync && c.sync) s.sync = c.sync, s.syncOwner = c.syncOwner, s.syncPath = c.syncPath, changed = true;
   if (!s.alloc && c.alloc) s.alloc = c.alloc, changed = true;
-  if (!s.backward && c.backward) s.backward = c.backward, changed = true;
+  if (!s.backward && c.backward) s.backward = c.backward, s.backwardOwner = c.backwardOwner, changed = true;
   if (!s.deviceWork && c.deviceWork) s.deviceWork = true, changed = true;
   return changed;
 }
@@ -156,7 +156,7 @@ ModuleSummary::ModuleSummary(const Module& m) : module_(&m) {
       if (!counts(f, i)) continue;
       if (e.kind == EventKind::HostSync && !s.sync) s.sync = &e, s.syncOwner = &f, s.syncPath = &m.path;
       if (e.kind == EventKind::Alloc && !s.alloc) s.alloc = &e;
-      if (e.kind == EventKind::Backward && !s.backward) s.backward = &e;
+      if (e.kind == EventKind::Backward && !s.backward) s.backward = &e, s.backwardOwner = &f;
       if (e.kind == EventKind::Work || (e.kind == EventKind::Copy && e.dir != CopyDir::HostToDevice))
         s.deviceWork = true;
     }

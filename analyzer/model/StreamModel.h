@@ -125,7 +125,8 @@ struct Event {
   CopyDir dir = CopyDir::Unknown;
   bool nonBlocking = false;        // Copy: non_blocking=True / cudaMemcpyAsync
   Tri srcPinned = Tri::Unknown;    // Copy: host side is page-locked
-  bool srcTemporary = false;       // Copy: source is an unnamed temporary (dies at statement end)
+  bool srcTemporary = false;       // Copy: source is an unnamed temporary (dies at statement end);
+                                   // Backward: its root was computed in the same statement
   bool srcStreamTracked = false;   // Copy: the host buffer's allocator records the copy's stream
                                    // (torch's caching host allocator), so freeing it early is safe
   bool pooled = false;             // StreamCreate: handed out from a pool, no driver call
@@ -206,6 +207,7 @@ struct FunctionSummary {
   const Event* sync = nullptr;      // first host sync reached (in this or a callee)
   const Event* alloc = nullptr;     // first allocation reached
   const Event* backward = nullptr;  // first backward reached
+  const Function* backwardOwner = nullptr;  // function holding `backward`
   bool gpuWork = false;             // issues GPU work
   bool deviceWork = false;          // runs kernels on device data (not only allocations/uploads)
   const Function* syncOwner = nullptr;  // function holding `sync`

@@ -66,8 +66,12 @@ Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
     case Api::Backward: {
       auto& e = emit(EventKind::Backward, at, name);
       if (const Fact* f = strongestCuda(argValues())) stamp(e, *f);
-      for (const auto& x : a.pos)
-        if (isCuda(x.value) && !x.value.path.empty()) e.reads.push_back(x.value.path);
+      // The graph starts from the outputs (and their gradients); autograd.grad's `inputs` are
+      // leaves whose producers say nothing about where the forward ran.
+      size_t n = name == "torch.autograd.grad" ? std::min<size_t>(a.pos.size(), 1) : a.pos.size();
+      for (size_t k = 0; k < n; ++k)
+        if (isCuda(a.pos[k].value) && !a.pos[k].value.path.empty()) e.reads.push_back(a.pos[k].value.path);
+      e.srcTemporary = n > 0 && is(a.pos[0].node, "call");  // `backward(model(x).sum())`
       return {};
     }
     case Api::Factory: {
@@ -443,6 +447,8 @@ Value Lowerer::callTensorMethod(const Value& in, std::string_view method, CallAr
       auto& e = emit(EventKind::Backward, at, api);
       stamp(e, recv.fact);
       if (!recv.path.empty()) e.reads.push_back(recv.path);
+      // `model(x).sum().backward()`: the root is computed right here, in this statement.
+      e.srcTemporary = is(field(field(at, "function"), "object"), "call");
       return {};
     }
     case Method::SyncingOp: {

@@ -27,26 +27,6 @@ def wait_in_one_branch_only(a: torch.Tensor, flag: bool):
         b.mul_(2)  # expect: SL101
 
 
-def parameter_produced_by_the_caller(a: torch.Tensor):
-    with torch.cuda.stream(side):
-        c = a * 2  # expect: SL101
-    return c
-
-
-class Optimizer:
-    def __init__(self):
-        self.comm_stream = torch.cuda.Stream()
-
-    def broadcast_params(self):
-        for p in self.flat_params:
-            torch.distributed.broadcast(p, 0)
-
-    def step(self, fp16: torch.Tensor, fp32: torch.Tensor):
-        fp16.copy_(fp32)
-        with torch.cuda.stream(self.comm_stream):
-            self.broadcast_params()  # expect: SL101
-
-
 class Zero:
     def __init__(self, overlap: bool):
         if overlap:
@@ -69,12 +49,3 @@ def through_the_accelerator(x: torch.Tensor):
         z = y + 1  # expect: SL101
     get_accelerator().current_stream().wait_stream(s)
     return z
-
-
-def backward_hook_on_a_side_stream(side, xs):
-    def hook(grad):
-        with torch.cuda.stream(side):  # the closure's stream
-            grad.mul_(2)  # expect: SL101
-
-    for x in xs:
-        x.register_hook(hook)

@@ -64,3 +64,34 @@ def synchronized(n: int):
     with torch.cuda.stream(side):
         y = x * 2
     return y
+
+
+# The producer is not in sight here (the caller's value, a callee's work): nothing before the
+# region waits, but a caller or helper usually does. Reported only with --min-confidence low.
+
+
+def parameter_produced_by_the_caller(a: torch.Tensor):
+    with torch.cuda.stream(side):
+        c = a * 2  # low confidence: shown with --min-confidence low
+    return c
+
+class Optimizer:
+    def __init__(self):
+        self.comm_stream = torch.cuda.Stream()
+
+    def broadcast_params(self):
+        for p in self.flat_params:
+            torch.distributed.broadcast(p, 0)
+
+    def step(self, fp16: torch.Tensor, fp32: torch.Tensor):
+        fp16.copy_(fp32)
+        with torch.cuda.stream(self.comm_stream):
+            self.broadcast_params()  # low confidence: shown with --min-confidence low
+
+def backward_hook_on_a_side_stream(side, xs):
+    def hook(grad):
+        with torch.cuda.stream(side):  # the closure's stream
+            grad.mul_(2)  # low confidence: shown with --min-confidence low
+
+    for x in xs:
+        x.register_hook(hook)

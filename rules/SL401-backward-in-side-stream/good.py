@@ -18,3 +18,27 @@ def backward_outside_region(loss: torch.Tensor, s):
 
 def backward_of_a_value_that_never_meets_a_stream(loss):
     loss.backward()  # no side stream anywhere near: nothing to judge
+
+
+def forward_and_backward_in_one_statement(model, x: torch.Tensor, s):
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        model(x).sum().backward()  # the forward runs here, on s
+
+
+def grad_with_respect_to_a_leaf(w: torch.Tensor, x: torch.Tensor, s):
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        loss = (w * x).sum()
+        torch.autograd.grad(loss, w)  # w is a leaf made elsewhere; the graph is built here
+
+
+def _step(model, x: torch.Tensor):
+    out = torch.relu(x)
+    out.sum().backward()
+
+
+def helper_runs_forward_and_backward(model, x: torch.Tensor, s):
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        _step(model, x)

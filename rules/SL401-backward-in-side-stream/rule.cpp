@@ -18,8 +18,12 @@ class BackwardInSideStream : public Rule {
         const model::Event* backward = nullptr;
         if (e.kind == EventKind::Backward) backward = &e;
         else if (e.kind == EventKind::Call)
-          if (auto* s = ctx.summary().of(e.callee)) backward = s->backward;
-        if (!backward || forwardInRegion(f, i, region)) continue;
+          if (auto* s = ctx.summary().of(e.callee)) {
+            backward = s->backward;
+            // A helper that runs the forward and then its backward runs both in this region.
+            if (backward && s->backwardOwner && forwardInCallee(*s->backwardOwner, *backward)) continue;
+          }
+        if (!backward || backward->srcTemporary || forwardInRegion(f, i, region)) continue;
         const auto& scope = f.scopes[size_t(region)];
         Finding& out = ctx.report(
             e.loc, "backward runs inside a region on " + scope.stream.describe() +
@@ -35,6 +39,15 @@ class BackwardInSideStream : public Rule {
  private:
   // The graph was built in this region when every tensor backward starts from was produced
   // inside it (then autograd recorded the side stream for those ops).
+  static bool forwardInCallee(const model::Function& g, const model::Event& backward) {
+    if (backward.srcTemporary) return true;
+    size_t at = size_t(&backward - g.events.data());
+    if (backward.reads.empty() || at >= g.events.size()) return false;
+    for (const auto& v : backward.reads)
+      if (producerOf(g, v, at) < 0) return false;
+    return true;
+  }
+
   static bool forwardInRegion(const model::Function& f, size_t at, int region) {
     const auto& e = f.events[at];
     if (e.reads.empty()) return false;
