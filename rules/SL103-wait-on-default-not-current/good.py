@@ -10,3 +10,10 @@ class Overlap:
 
     def finish(self):
         torch.cuda.current_stream().wait_stream(self.comm_stream)
+
+
+def capture(g, step):
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.default_stream())  # moot: entering the capture syncs the device
+    with torch.cuda.stream(s), torch.cuda.graph(g, stream=s):
+        step()
