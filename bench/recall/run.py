@@ -200,10 +200,10 @@ def materialise(git_dir, rev, path, dest, context):
 # streamlint
 
 
-def run_streamlint(binary, root, target, context):
+def run_streamlint(binary, root, target, context, extra=()):
     out_json = os.path.join(root, "findings.json")
     inputs = [os.path.dirname(target) if context == "package" else target]
-    cmd = [binary, "check", "--format", "json", "-o", out_json, "--no-color", *inputs]
+    cmd = [binary, "check", "--format", "json", "-o", out_json, "--no-color", *extra, *inputs]
     p = subprocess.run(cmd, capture_output=True, cwd=root)
     note = ""
     if p.returncode not in (0, 1):
@@ -240,7 +240,7 @@ def near(findings, ranges, accepted, window):
 # ---------------------------------------------------------------------------------------
 
 
-def evaluate(row, git_dir, binary, context, window, keep_root):
+def evaluate(row, git_dir, binary, context, window, keep_root, extra=()):
     commit = row["commit"]
     parent = git(git_dir, "rev-parse", f"{commit}^").strip()
     new_path = fixed_path(git_dir, parent, commit, row["path"])
@@ -256,7 +256,7 @@ def evaluate(row, git_dir, binary, context, window, keep_root):
             side_root = os.path.join(root, side)
             os.makedirs(side_root)
             target = materialise(git_dir, rev, path, os.path.join(side_root, "src"), context)
-            findings, note = run_streamlint(binary, side_root, target, context)
+            findings, note = run_streamlint(binary, side_root, target, context, extra)
             result[side] = near(findings, ranges, row["rule_list"], window)
             result[side + "_all"] = sorted({f"{r}@{l}" for r, l in findings})
             result[side + "_note"] = note
@@ -322,6 +322,8 @@ def main(argv=None):
     ap.add_argument("--json", help="also write the per-row results as JSON to this file")
     ap.add_argument("--keep", help="keep the materialised trees under this directory")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every finding of each side")
+    ap.add_argument("--check-arg", action="append", default=[],
+                    help="pass this argument to `streamlint check` (repeat), e.g. --check-arg=--min-confidence --check-arg=low")
     args = ap.parse_args(argv)
 
     try:
@@ -358,7 +360,7 @@ def main(argv=None):
     try:
         for row in rows:
             try:
-                res = evaluate(row, dirs[row["repo"]], binary, args.context, args.window, args.keep)
+                res = evaluate(row, dirs[row["repo"]], binary, args.context, args.window, args.keep, args.check_arg)
             except BadInput as e:
                 print(f"run.py: error: {row['where']}: {e}", file=sys.stderr)
                 return 2
