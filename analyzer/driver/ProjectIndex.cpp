@@ -10,7 +10,7 @@ std::string join(const std::vector<std::string>& parts, size_t begin, size_t end
 }
 
 // A function's summary is worth indexing only when a caller can learn something from it.
-bool informative(const model::FunctionSummary* s) { return s && (s->sync || s->backward); }
+bool informative(const model::FunctionSummary* s) { return s && s->sync; }
 
 }  // namespace
 
@@ -62,23 +62,23 @@ const model::FunctionSummary* ProjectIndex::resolve(size_t from, const std::stri
   }
   if (frozen_) {  // the rules' threads: only read what propagation computed
     auto v = views_.find(full);
-    return v == views_.end() || !(v->second.sync || v->second.backward) ? nullptr : &v->second;
+    return v == views_.end() || !v->second.sync ? nullptr : &v->second;
   }
   auto it = functions_.find(full);
   if (it == functions_.end() || it->second.first == from) return nullptr;
   const model::FunctionSummary* s = summaries_[it->second.first]->of(it->second.second);
   if (!s) return nullptr;
   // Across files only facts whose code the prefilter always keeps (python/PyPrefilter.h: units
-  // naming synchronize/backward) travel, so findings do not depend on what was parsed:
-  // explicit syncs and backward calls. GPU work and value reads stay within their file.
+  // naming synchronize) travel, so findings do not depend on what was parsed: explicit syncs.
+  // GPU work, value reads and backward calls stay within their file (keeping every unit that
+  // names backward cost 5 % more parsing for a rare case).
   model::FunctionSummary v;
   bool explicitSync = s->sync && (s->sync->sync == model::SyncKind::Device || s->sync->sync == model::SyncKind::Stream ||
                                   s->sync->sync == model::SyncKind::Event);
   if (explicitSync) v.sync = s->sync, v.syncOwner = s->syncOwner, v.syncPath = s->syncPath;
-  v.backward = s->backward, v.backwardOwner = s->backwardOwner;
   model::FunctionSummary& slot = views_[full];
   slot = v;
-  return v.sync || v.backward ? &slot : nullptr;
+  return v.sync ? &slot : nullptr;
 }
 
 }  // namespace sl

@@ -1,7 +1,7 @@
 // Calls between the Python modules of one check. `from .utils import helper; helper(x)` or
-// `pkg.utils.helper(x)` in one file reaches helper's summary in another file, so what a callee
-// does (host syncs, allocations, GPU work, backward) counts at its call sites across the
-// project, transitively: summaries are propagated over all modules to a fixpoint.
+// `pkg.utils.helper(x)` in one file reaches helper's summary in another file, so a callee's
+// explicit host syncs count at its call sites across the project, transitively: summaries are
+// propagated over all modules to a fixpoint.
 //
 // Modules are named by their file's path ("src/pkg/utils.py" -> "src.pkg.utils"; an
 // `__init__.py` names its package) and indexed under every suffix of that name, so an absolute

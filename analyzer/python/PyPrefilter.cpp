@@ -514,9 +514,9 @@ class Planner {
                           "default_stream", "wait_stream", "wait_event", "record_stream", "record_event",
                           "non_blocking"})
       if (int id = findId(w); id >= 0) mark(streamWords_, uint32_t(id));
-    // A unit that synchronizes or runs backward may be called from a stream region or a loop in
-    // another file (driver/ProjectIndex.h): its summary must exist, so it is kept.
-    for (const char* w : {"synchronize", "backward", "empty_cache", "run_backward"})
+    // A unit that synchronizes may be called from a stream region in another file
+    // (driver/ProjectIndex.h): its summary must exist, so it is kept.
+    for (const char* w : {"synchronize", "empty_cache"})
       if (int id = findId(w); id >= 0) mark(streamWords_, uint32_t(id));
     // Names the frontend takes for a GPU device in a file that uses CUDA (`device`,
     // `self._device`, `local_rank`: python/PyApiTable.h looksLikeDeviceName) are CUDA evidence.
