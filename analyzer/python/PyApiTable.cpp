@@ -26,6 +26,8 @@ const Table<Api>& functions() {
       {"torch.cuda.streams.Event", Api::EventCreate},
       {"torch.Event", Api::EventCreate},
       {"torch.cuda.synchronize", Api::DeviceSync},
+      // NCCL's barrier blocks the host until the barrier's work on the device is done.
+      {"torch.distributed.barrier", Api::DeviceSync},
       {"torch.cuda.graph", Api::GraphCapture},
       {"torch.cuda.graphs.graph", Api::GraphCapture},
       {"torch.accelerator.synchronize", Api::DeviceSync},

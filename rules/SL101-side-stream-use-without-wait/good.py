@@ -95,3 +95,11 @@ def backward_hook_on_a_side_stream(side, xs):
 
     for x in xs:
         x.register_hook(hook)
+
+
+def barrier_before_the_region(n: int):
+    x = torch.randn(n, device="cuda")
+    torch.distributed.barrier()  # blocks the host until the device work is done
+    with torch.cuda.stream(side):
+        y = x * 2
+    return y
