@@ -8,8 +8,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <mutex>
 #include <map>
 #include <optional>
@@ -58,6 +56,11 @@ std::string hiddenAsDeliberate(const Finding& f, const model::Module& m, const s
   return pathReason.empty() ? deliberateLineReason(m, f.loc.line) : pathReason;
 }
 
+// --min-confidence, else the config's `min-confidence`, else medium.
+int minConfidence(const CheckOptions& opts, const Config& cfg) {
+  return opts.minConfidence >= 0 ? opts.minConfidence : cfg.minConfidence.value_or(int(model::Confidence::Medium));
+}
+
 // Runs rules on one module, drops findings the config disables or an inline marker
 // suppresses, sets aside performance notes in deliberate code (`deliberate`), applies
 // severity overrides and reports unused suppressions when asked. Returns how many findings
@@ -66,7 +69,7 @@ size_t judge(const model::Module& m, const SourceFile* file, const std::vector<A
              const Config& cfg, const CheckOptions& opts, const std::string& pathReason,
              std::vector<Finding>& out, std::vector<Finding>& deliberate,
              const model::ModuleSummary* projectSummary = nullptr) {
-  const int minConf = opts.minConfidence >= 0 ? opts.minConfidence : cfg.minConfidence.value_or(1);
+  const int minConf = minConfidence(opts, cfg);
   size_t hidden = 0;
   std::optional<model::ModuleSummary> own;
   if (!projectSummary) own.emplace(m);
@@ -276,13 +279,6 @@ CheckResult runCheck(const CheckOptions& opts) {
     }
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return size[a] > size[b]; });
   }
-  // One file naming CUDA makes the whole input set GPU code: model files rarely say "cuda".
-  bool usesCuda = false;
-  for (size_t i = 0; i < inputs.python.size() && !usesCuda; ++i) {
-    std::ifstream in(inputs.python[i], std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    usesCuda = py::namesCuda(text);
-  }
   const char* noPrefilter = std::getenv("STREAMLINT_NO_PREFILTER");
   const bool prefilter = opts.prefilter && !opts.dumpModel && !(noPrefilter && *noPrefilter);
   unsigned jobs = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -297,18 +293,24 @@ CheckResult runCheck(const CheckOptions& opts) {
     worker();
     for (auto& t : pool) t.join();
   };
-  // 1. Lower every file (in parallel).
-  std::atomic<size_t> done{0};
+  // 1. Read every file (in parallel). One file naming CUDA makes the whole input set GPU code:
+  // model files rarely say "cuda".
   parallel([&](size_t i) {
     Slot& s = slots[i];
     std::string err;
     s.file = SourceFile::load(inputs.python[i], err);
-    if (!s.file) {
-      s.diagnostics.push_back({"input-error", Severity::Error, inputs.python[i], {}, err, {}, {}});
-    } else {
+    if (!s.file) s.diagnostics.push_back({"input-error", Severity::Error, inputs.python[i], {}, err, {}, {}});
+  });
+  const bool usesCuda =
+      std::any_of(slots.begin(), slots.end(), [](const Slot& s) { return s.file && py::namesCuda(s.file->text()); });
+  // 2. Lower every file (in parallel).
+  std::atomic<size_t> done{0};
+  parallel([&](size_t i) {
+    Slot& s = slots[i];
+    if (s.file) {
       s.bytes = s.file->text().size();
       const Config& cfg = *pyConfigs[i];
-      const bool low = (opts.minConfidence >= 0 ? opts.minConfidence : cfg.minConfidence.value_or(1)) == 0;
+      const bool low = minConfidence(opts, cfg) == int(model::Confidence::Low);
       s.module = py::lowerPython(*s.file, s.diagnostics, cfg.knowledge, prefilter && !low, usesCuda);
       s.summary.emplace(*s.module);
       if (opts.dumpModel) s.dump = "# " + s.module->path + "\n" + model::dump(*s.module);
@@ -319,13 +321,13 @@ CheckResult runCheck(const CheckOptions& opts) {
       std::fprintf(stderr, "\rstreamlint: %zu/%zu Python files", d, slots.size());
   });
   if (opts.progress && !slots.empty()) std::fprintf(stderr, "\n");
-  // 2. Calls across files: callee summaries flow to their callers in other modules.
+  // 3. Calls across files: callee summaries flow to their callers in other modules.
   std::vector<const model::Module*> modules;
   std::vector<model::ModuleSummary*> summaries;
   for (auto& s : slots)
     if (s.module) modules.push_back(&*s.module), summaries.push_back(&*s.summary);
   ProjectIndex project(modules, summaries);
-  // 3. Judge every module against the project-wide summaries (in parallel).
+  // 4. Judge every module against the project-wide summaries (in parallel).
   parallel([&](size_t i) {
     Slot& s = slots[i];
     if (!s.module) return;

@@ -80,6 +80,10 @@ enum class EventKind : uint8_t {
   Call,          // call to `callee`, a function of the same module (see ModuleSummary)
 };
 
+// Wait::value of a device-wide wait (entering a CUDA graph capture synchronizes the device):
+// every stream's earlier work is done before what follows.
+inline constexpr const char* kDeviceWideWait = "<device-synchronize>";
+
 enum class SyncKind : uint8_t {
   None,
   Device,        // torch.cuda.synchronize, cudaDeviceSynchronize

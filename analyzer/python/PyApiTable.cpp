@@ -209,10 +209,25 @@ bool isHostBuiltin(std::string_view n) {
   return t.count(n) > 0;
 }
 
-bool looksLikeTensorName(std::string_view name) {
-  std::string l(name);
+namespace {
+std::string lower(std::string_view s) {
+  std::string l(s);
   for (auto& c : l) c = char(std::tolower(static_cast<unsigned char>(c)));
-  auto ends = [&](std::string_view suf) { return l.size() >= suf.size() && l.compare(l.size() - suf.size(), suf.size(), suf) == 0; };
+  return l;
+}
+// The last dotted part of a path, lower-cased: what the device and module heuristics read.
+std::string lastNameLower(std::string_view path) {
+  size_t dot = path.rfind('.');
+  return lower(path.substr(dot == std::string_view::npos ? 0 : dot + 1));
+}
+bool endsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+}  // namespace
+
+bool looksLikeTensorName(std::string_view name) {
+  std::string l = lower(name);
+  auto ends = [&](std::string_view suf) { return endsWith(l, suf); };
   if (l.rfind("num_", 0) == 0 || l.rfind("n_", 0) == 0 || ends("_len") || ends("_size") || ends("_count") ||
       ends("_shape") || ends("_idx") || ends("_index") || ends("_dim") || (ends("_steps") && l != "timesteps"))
     return false;
@@ -224,20 +239,15 @@ bool looksLikeTensorName(std::string_view name) {
 }
 
 bool looksLikeDeviceName(std::string_view path) {
-  std::string_view last = path.substr(path.rfind('.') == std::string_view::npos ? 0 : path.rfind('.') + 1);
-  std::string l(last);
-  for (auto& c : l) c = char(std::tolower(static_cast<unsigned char>(c)));
+  std::string l = lastNameLower(path);
   if (l.find("cpu") != std::string::npos || l.find("host") != std::string::npos || l.find("meta") != std::string::npos)
     return false;
-  auto ends = [&](std::string_view suf) { return l.size() >= suf.size() && l.compare(l.size() - suf.size(), suf.size(), suf) == 0; };
-  return l == "device" || ends("_device") || l == "dev" || l == "local_rank" || l == "gpu" || l == "gpu_id" ||
+  return l == "device" || endsWith(l, "_device") || l == "dev" || l == "local_rank" || l == "gpu" || l == "gpu_id" ||
          l == "device_id" || l == "cuda_device";
 }
 
 bool looksLikeModuleName(std::string_view path) {
-  std::string_view last = path.substr(path.rfind('.') == std::string_view::npos ? 0 : path.rfind('.') + 1);
-  std::string l(last);
-  for (auto& c : l) c = char(std::tolower(static_cast<unsigned char>(c)));
+  std::string l = lastNameLower(path);
   for (const char* w : {"model", "module", "net", "encoder", "decoder", "layer", "head", "block",
                         "embed", "backbone", "policy", "critic", "actor", "transformer", "classifier",
                         "generator", "discriminator", "teacher", "student", "engine", "mlp", "unet", "vae"})

@@ -79,7 +79,7 @@ Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
       if (dev == Kind::CudaDevice) {
         const Arg* d = a.keyword("device");
         Value v = cudaNew(at, "'" + name + "' allocates on the GPU (device=" + std::string(text(d->node, mc_.src)) + ")",
-                          d->value.fact.kind == Kind::CudaDevice ? d->value.fact.conf : model::Confidence::High);
+                          deviceConfidence(d));
         if (d->value.fact.why) v.fact.why = because(d->value.fact.why, locOf(at), v.fact.why->ev.text);
         stamp(emit(EventKind::Alloc, at, name), v.fact);
         // torch.tensor([...], device="cuda") builds the tensor in pageable host memory and copies
@@ -152,7 +152,7 @@ Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
       // queued before (a device-wide wait, not a host sync inside the region).
       auto& w = emit(EventKind::Wait, at, name);
       w.other = StreamRef{StreamKind::Unknown, "the whole device"};
-      w.value = "<device-synchronize>";
+      w.value = model::kDeviceWideWait;
       return {};
     }
     case Api::DeviceModule: {
@@ -279,11 +279,10 @@ Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a)
 Value Lowerer::copyToDevice(const Value& src, CallArgs& a, const char* api) {
   // `.to(device)` is as sure as the device variable; `.cuda()` names the GPU itself.
   const Arg* d = std::string_view(api) == "Tensor.to" ? a.at(0, "device") : nullptr;
-  bool deviceFact = d && d->value.fact.kind == Kind::CudaDevice;
   Value v = cudaNew(a.call, std::string("copied to the GPU by ") + api +
                                 (d ? "(" + std::string(text(d->node, mc_.src)) + ")" : "()"),
-                    deviceFact ? d->value.fact.conf : model::Confidence::High);
-  if (deviceFact && d->value.fact.why) v.fact.why = because(d->value.fact.why, v.fact.why->ev.loc, v.fact.why->ev.text);
+                    deviceConfidence(d));
+  if (d && d->value.fact.kind == Kind::CudaDevice && d->value.fact.why) v.fact.why = because(d->value.fact.why, v.fact.why->ev.loc, v.fact.why->ev.text);
   // A host receiver of unknown kind (a loader batch) is only probably a tensor.
   if (src.fact.kind == Kind::Unknown) v.fact.conf = std::min(v.fact.conf, model::Confidence::Medium);
   stamp(emit(EventKind::Alloc, a.call, api), v.fact);

@@ -380,7 +380,7 @@ Value Lowerer::evalCall(TSNode call) {
     Api api = lookupFunction(canon);
     // A function of another module of the project (or of a library): a call the project index
     // may resolve (driver/ProjectIndex.h), so its syncs and GPU work count here too.
-    if (api == Api::None && canon.rfind("torch", 0) != 0 && !std::string_view(canon).starts_with("time")) {
+    if (api == Api::None && canon.rfind("torch", 0) != 0) {
       callWork(call, a.pos, canon);
       emit(EventKind::Call, call, canon).callee = canon;
       return deviceResult(a, canon);
@@ -389,8 +389,9 @@ Value Lowerer::evalCall(TSNode call) {
   }
   if (is(fnNode, "identifier")) {
     std::string name(text(fnNode, mc_.src));
-    if (nested_.count(name)) name = fn_.name + "." + name;  // a closure of this function
-    if (mc_.functions.count(name) || name.find('.') != std::string::npos) {
+    const bool nested = nested_.count(name) > 0;  // a closure of this function
+    if (nested) name = fn_.name + "." + name;
+    if (nested || mc_.functions.count(name)) {
       callWork(call, a.pos, name);
       emit(EventKind::Call, call, name).callee = name;
       return deviceResult(a, name);

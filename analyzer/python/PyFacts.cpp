@@ -43,6 +43,10 @@ const Fact* Lowerer::strongestCuda(const std::vector<Value>& vs) {
   return best;
 }
 
+model::Confidence Lowerer::deviceConfidence(const Arg* d) {
+  return d && d->value.fact.kind == Kind::CudaDevice ? d->value.fact.conf : model::Confidence::High;
+}
+
 void Lowerer::stamp(model::Event& e, const Fact& f) {
   e.confidence = f.conf;
   e.evidence = chainOf(f.why);

@@ -28,29 +28,31 @@ void Lowerer::asTensor(Value& v, TSNode at, const std::string& why) {
   env_[v.path] = v.fact;
 }
 
+// A low-confidence tensor used the way only GPU tensors are: medium from here on, with `reason`
+// added to its chain (in the value and in the name it is stored under).
+void Lowerer::promote(Value& v, TSNode at, const std::string& reason) {
+  v.fact.conf = Confidence::Medium;
+  v.fact.why = because(v.fact.why, locOf(at), reason);
+  if (v.path.empty()) return;
+  Fact& f = env_[v.path];
+  if (f.kind == Kind::CudaTensor) f.conf = v.fact.conf, f.why = v.fact.why;
+  else if (f.kind == Kind::Unknown) f = v.fact;
+}
+
 // A tensor used on a side stream lives on the GPU: CUDA streams order GPU work only.
 void Lowerer::useOnStream(Value& v, TSNode at) {
   if (v.fact.kind != Kind::CudaTensor || v.fact.conf != Confidence::Low) return;
   model::StreamRef s = model::effectiveStream(fn_, scope_);
   if (!s.isSide()) return;
-  v.fact.conf = Confidence::Medium;
-  v.fact.why = because(v.fact.why, locOf(at),
-                       (v.path.empty() ? std::string("the value") : "'" + v.path + "'") + " is used on " +
-                           s.describe() + ", so it is on the GPU");
-  if (!v.path.empty()) {
-    Fact& f = env_[v.path];
-    if (f.kind == Kind::CudaTensor) f.conf = v.fact.conf, f.why = v.fact.why;
-    else if (f.kind == Kind::Unknown) f = v.fact;
-  }
+  promote(v, at, (v.path.empty() ? std::string("the value") : "'" + v.path + "'") + " is used on " + s.describe() +
+                     ", so it is on the GPU");
 }
 
 // `t.to("cpu", non_blocking=True)`, `host.copy_(t, non_blocking=True)`: asking for an
 // asynchronous copy to the host only makes sense for a GPU tensor.
 void Lowerer::copiedAsync(Value& v, TSNode at) {
   if (v.fact.kind != Kind::CudaTensor || v.fact.conf != Confidence::Low) return;
-  v.fact.conf = Confidence::Medium;
-  v.fact.why = because(v.fact.why, locOf(at), "it is copied to the host with non_blocking=True, which only GPU tensors do");
-  if (!v.path.empty() && env_[v.path].kind == Kind::CudaTensor) env_[v.path].conf = v.fact.conf, env_[v.path].why = v.fact.why;
+  promote(v, at, "it is copied to the host with non_blocking=True, which only GPU tensors do");
 }
 
 void Lowerer::useOnStream(std::vector<Value>& vs, TSNode at) {
@@ -113,7 +115,7 @@ Value Lowerer::toDevice(Value recv, std::string_view method, CallArgs& a) {
   if (module) {
     Value v = cudaNew(a.call, "'" + (recv.path.empty() ? std::string("the module") : recv.path) + "' is moved to the GPU by ." +
                                   std::string(method) + "(" + (d ? std::string(text(d->node, mc_.src)) : "") + ")",
-                      d && d->value.fact.kind == Kind::CudaDevice ? d->value.fact.conf : Confidence::High);
+                      deviceConfidence(d));
     v.fact.kind = Kind::CudaModule;
     if (!recv.path.empty()) env_[recv.path] = v.fact;  // Module.to/.cuda move in place
     return v;
@@ -154,7 +156,7 @@ Value Lowerer::onGpu(const Value& recv, CallArgs& a, const char* api) {
   if (recv.fact.conf == Confidence::High) return recv;
   const Arg* d = std::string_view(api) == "Tensor.to" ? a.at(0, "device") : nullptr;
   Value v = cudaNew(a.call, std::string("moved to the GPU by ") + api + "(" + (d ? std::string(text(d->node, mc_.src)) : "") + ")",
-                    d && d->value.fact.kind == Kind::CudaDevice ? d->value.fact.conf : Confidence::High);
+                    deviceConfidence(d));
   v.path = recv.path;
   return v;
 }

@@ -147,12 +147,15 @@ class Lowerer {
   static Value cudaFrom(const Fact& origin);
   static const Fact* strongestCuda(const std::vector<Value>& vs);
   static void stamp(model::Event& e, const Fact& f);
+  // A value placed on device argument `d`: as sure as a device variable, certain for a literal.
+  static model::Confidence deviceConfidence(const Arg* d);
 
   // Inference from use (PyInfer.cpp).
   void asTensor(Value& v, TSNode at, const std::string& why);
   void useOnStream(Value& v, TSNode at);
   void useOnStream(std::vector<Value>& vs, TSNode at);
   void copiedAsync(Value& v, TSNode at);
+  void promote(Value& v, TSNode at, const std::string& reason);
   Value onGpu(const Value& recv, CallArgs& a, const char* api);
   Value deviceResult(const CallArgs& a, std::string_view callee);
   Value moduleCall(const Value& callee, std::string_view calleeText, const CallArgs& a);

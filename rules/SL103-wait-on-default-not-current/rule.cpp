@@ -30,7 +30,7 @@ class WaitOnDefaultNotCurrent : public Rule {
   static bool capturesNext(const model::Function& f, size_t i) {
     for (size_t k = i + 1; k < f.events.size(); ++k) {
       const auto& n = f.events[k];
-      if (n.kind == model::EventKind::Wait && n.value == "<device-synchronize>") return true;
+      if (n.kind == model::EventKind::Wait && n.value == model::kDeviceWideWait) return true;
       if (n.kind == model::EventKind::Work || n.kind == model::EventKind::Call) return false;
     }
     return false;
