@@ -39,7 +39,8 @@ int checkMain(const Args& args) {
   opts.progress = !cli.quiet && ::isatty(2);
   out.color = cli.color < 0 ? (cli.outputFile.empty() && ::isatty(1)) : cli.color == 1;
   out.rules = &ruleCatalogue();
-  out.toolCommand = "streamlint check";
+  out.toolCommand = commandLine("streamlint check", args);
+  out.summary = !cli.quiet;
 
   // Ask git first: a bad revision should not cost a whole analysis.
   ChangedLines changed;
@@ -100,7 +101,8 @@ int checkMain(const Args& args) {
   std::ostream& os = cli.outputFile.empty() ? std::cout : file;
   if (cli.statistics) writeStatistics(os, findings, out);
   else writeFindings(os, findings, out);
-  if (!cli.quiet && out.format == Format::Text && findings.empty())
+  // After an input error "no findings" would read as a clean run: the errors said enough.
+  if (!cli.quiet && out.format == Format::Text && findings.empty() && res.diagnostics.empty())
     std::fprintf(stderr, "streamlint: %zu files analysed, no findings%s\n", res.files,
                  out.hidden.empty() ? "" : ("; " + hiddenSummary(out.hidden.size())).c_str());
   if (!cli.quiet && res.hiddenUnsure)

@@ -2,6 +2,7 @@
 
 #include "config/Config.h"
 
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -18,9 +19,10 @@ Exit status: 0 no findings, 1 findings, 2 usage, input or config errors (a C/C++
 could not be parsed included, unless --keep-going).
 
 output:
-  --format FORMAT            text (default), json, sarif (SARIF 2.1.0 for code scanning),
-                             github (workflow annotations), lintrunner (LintMessage JSON lines;
-                             exits 0 with findings, as lintrunner expects)
+  --format FORMAT            text (default), concise (one line per finding), json, sarif
+                             (SARIF 2.1.0 for code scanning), github (workflow annotations),
+                             lintrunner (LintMessage JSON lines; exits 0 with findings, as
+                             lintrunner expects); --output-format is the same option
   -o, --output FILE          write findings to FILE instead of stdout
   --statistics               print the number of findings per rule instead of the findings
   --color / --no-color       colour text output (default: when stdout is a terminal)
@@ -59,11 +61,14 @@ other:
 
 namespace {
 
+// Rule IDs are matched in upper case; lower case is accepted like ruff's `--select e501`.
 std::vector<std::string> splitList(const std::string& s) {
   std::vector<std::string> out;
   std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
+  for (std::string item; std::getline(ss, item, ',');) {
+    for (char& c : item) c = char(std::toupper(static_cast<unsigned char>(c)));
     if (!item.empty()) out.push_back(item);
+  }
   return out;
 }
 
@@ -87,7 +92,10 @@ int parseCheckArgs(const Args& args, CheckCli& cli) {
     std::string v;
     if (a == "-h" || a == "--help") { std::fputs(kCheckHelp, stdout); return 0; }
     else if (a == "--") { opts.cxx.extraArgs.assign(args.begin() + long(i) + 1, args.end()); break; }
-    else if (a == "--format") { if (!value(v) || !parseFormat(v, cli.out.format)) return usageError("--format takes text, json, sarif, github or lintrunner"); }
+    else if (a == "--format" || a == "--output-format") {
+      if (!value(v) || !parseFormat(v, cli.out.format))
+        return usageError(a + " takes text, concise, json, sarif, github or lintrunner");
+    }
     else if (a == "-o" || a == "--output") { if (!value(cli.outputFile)) return usageError(a + " takes a file"); }
     else if (a == "--select") { if (!value(v)) return usageError("--select takes rule IDs"); opts.select = splitList(v); }
     else if (a == "--ignore") { if (!value(v)) return usageError("--ignore takes rule IDs"); opts.ignore = splitList(v); }
@@ -130,7 +138,9 @@ int parseCheckArgs(const Args& args, CheckCli& cli) {
     else opts.paths.push_back(a);
   }
   for (const auto& id : opts.select)
-    if (!findRule(id) && id.rfind("SL", 0) != 0) return usageError("--select: unknown rule '" + id + "'");
+    if (!namesAnyRule(id)) return usageError("--select: unknown rule '" + id + "' (see `streamlint list-rules`)");
+  for (const auto& id : opts.ignore)
+    if (!namesAnyRule(id)) return usageError("--ignore: unknown rule '" + id + "' (see `streamlint list-rules`)");
   if (!cli.writeBaseline.empty() && !cli.baseline.empty())
     return usageError("--write-baseline and --baseline cannot be combined");
   if (opts.paths.empty() && opts.cxx.compileDbDir.empty() && !pathsFile) opts.paths.push_back(".");

@@ -40,7 +40,7 @@ json location(const std::string& path, Loc loc, const std::string& root) {
 json ruleDescriptor(const RuleInfo& r) {
   return {{"id", r.id},
           {"name", r.name},
-          {"shortDescription", {{"text", r.summary}}},
+          {"shortDescription", {{"text", r.brief}}},
           {"fullDescription", {{"text", r.summary}}},
           {"help", {{"text", r.doc}, {"markdown", r.doc}}},
           {"helpUri", r.helpUri},
