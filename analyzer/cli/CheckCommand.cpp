@@ -45,7 +45,8 @@ int checkMain(const Args& args) {
   // Ask git first: a bad revision should not cost a whole analysis.
   ChangedLines changed;
   std::string err;
-  if (!cli.diffRev.empty() && !changed.load(cli.diffRev, err)) return fail(err);
+  const std::string where = opts.paths.empty() ? "." : opts.paths.front();
+  if (!cli.diffRev.empty() && !changed.load(cli.diffRev, where, err)) return fail(err);
 
   CheckResult res = runCheck(opts);
   if (opts.dumpModel) std::fputs(res.modelDump.c_str(), stdout);

@@ -76,10 +76,13 @@ void ChangedLines::parseDiff(const std::string& diff, const std::string& top) {
   }
 }
 
-bool ChangedLines::load(const std::string& rev, std::string& error) {
+bool ChangedLines::load(const std::string& rev, const std::string& where, std::string& error) {
   std::string top, err;
-  if (!run({"git", "rev-parse", "--show-toplevel"}, top, err)) {
-    error = "--diff needs a git repository: " + err;
+  std::error_code ec;
+  std::string dir = fs::is_directory(where, ec) ? where : fs::path(where).parent_path().string();
+  if (dir.empty()) dir = ".";
+  if (!run({"git", "-C", dir, "rev-parse", "--show-toplevel"}, top, err)) {
+    error = "--diff needs a git repository (looked in " + dir + "): " + err;
     return false;
   }
   while (!top.empty() && (top.back() == '\n' || top.back() == '\r')) top.pop_back();

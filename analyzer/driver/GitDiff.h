@@ -10,9 +10,11 @@ namespace sl {
 
 class ChangedLines {
  public:
-  // Asks git (in the current directory's repository) for `git diff -U0 REV` plus untracked,
-  // not ignored files (every line of those is new). False with `error` set when git fails.
-  bool load(const std::string& rev, std::string& error);
+  // Asks git, in the repository holding `where` (a file or directory: the first input, so
+  // `streamlint check --diff REV /path/to/repo` works from anywhere), for `git diff -U0 REV`
+  // plus untracked, not ignored files (every line of those is new). False with `error` set
+  // when git fails.
+  bool load(const std::string& rev, const std::string& where, std::string& error);
   // Parses unified diff text whose paths are relative to `top` (exposed for tests).
   void parseDiff(const std::string& diff, const std::string& top);
   void addWholeFile(const std::string& absPath) { whole_.insert(absPath); }

@@ -239,6 +239,10 @@ rm untracked.py
 check diff-bad-rev 2 "$SL" check --select SL303 --diff no-such-rev .
 expect_in diff-bad-rev-msg "$tmp/err" "git diff no-such-rev failed"
 cd "$ROOT"
+# From outside the repository: git is asked where the input is, not where we stand.
+check diff-from-outside 1 "$SL" check --select SL303 --format json --diff HEAD "$repo"
+expect_in diff-from-outside-file "$tmp/out" '"line": 55'
+check diff-no-repo 2 "$SL" check --select SL303 --diff HEAD "$tmp/nope-dir"
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
