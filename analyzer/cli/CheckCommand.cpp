@@ -46,7 +46,12 @@ int checkMain(const Args& args) {
   ChangedLines changed;
   std::string err;
   const std::string where = opts.paths.empty() ? "." : opts.paths.front();
-  if (!cli.diffRev.empty() && !changed.load(cli.diffRev, where, err)) return fail(err);
+  if (!cli.diffRev.empty()) {
+    if (!changed.load(cli.diffRev, where, err)) return fail(err);
+    // C/C++ translation units are independent: unchanged ones cannot gain findings on changed
+    // lines, unless a header or build file changed. (Python is project-wide: all of it is read.)
+    opts.cxx.only = changed.cppSourcesToAnalyse();
+  }
 
   CheckResult res = runCheck(opts);
   if (opts.dumpModel) std::fputs(res.modelDump.c_str(), stdout);

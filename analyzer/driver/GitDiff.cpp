@@ -107,6 +107,23 @@ bool ChangedLines::load(const std::string& rev, const std::string& where, std::s
   return true;
 }
 
+std::optional<std::vector<std::string>> ChangedLines::cppSourcesToAnalyse() const {
+  std::vector<std::string> changed(whole_.begin(), whole_.end());
+  for (const auto& [file, r] : ranges_) changed.push_back(file);
+  std::vector<std::string> sources;
+  for (const auto& f : changed) {
+    fs::path p(f);
+    std::string ext = p.extension().string(), name = p.filename().string();
+    for (const char* s : {".c", ".cc", ".cpp", ".cxx", ".cu", ".C"})
+      if (ext == s) sources.push_back(f);
+    for (const char* h : {".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc", ".ipp", ".tcc", ".def", ".cmake"})
+      if (ext == h) return std::nullopt;
+    if (name == "CMakeLists.txt" || name == "Makefile" || name == "compile_commands.json" || name == "setup.py")
+      return std::nullopt;
+  }
+  return sources;
+}
+
 bool ChangedLines::contains(const std::string& path, uint32_t line) const {
   std::string abs = canonical(path);
   if (whole_.count(abs)) return true;

@@ -1,6 +1,7 @@
 // `--diff REV`: the lines changed since REV, so a pull request is judged on what it touches.
 #pragma once
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -19,6 +20,9 @@ class ChangedLines {
   void parseDiff(const std::string& diff, const std::string& top);
   void addWholeFile(const std::string& absPath) { whole_.insert(absPath); }
   bool contains(const std::string& path, uint32_t line) const;
+  // The C/C++ sources a run must re-analyse: the changed ones, or unset (all) when a changed
+  // file could change other translation units (a header, a build file).
+  std::optional<std::vector<std::string>> cppSourcesToAnalyse() const;
 
  private:
   std::map<std::string, std::vector<std::pair<uint32_t, uint32_t>>> ranges_;  // abs path -> [first, last]
