@@ -2,7 +2,9 @@
 // them. Options are parsed in CheckOptions.cpp.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 
@@ -10,6 +12,7 @@
 #include "driver/Baseline.h"
 #include "driver/FileWalk.h"
 #include "driver/GitDiff.h"
+#include "driver/ResultCache.h"
 #include "rules/Rule.h"
 
 namespace sl::cli {
@@ -53,7 +56,16 @@ int checkMain(const Args& args) {
     opts.cxx.only = changed.cppSourcesToAnalyse();
   }
 
-  CheckResult res = runCheck(opts);
+  // An unchanged tree is answered from the cache (driver/ResultCache.h).
+  const ResultCache cache(cli.cacheDir);
+  const char* noCacheEnv = std::getenv("STREAMLINT_NO_CACHE");  // benchmarks: always analyse
+  const bool noCache = cli.noCache || (noCacheEnv && *noCacheEnv);
+  const std::string key = noCache ? "" : ResultCache::keyFor(opts);
+  std::optional<CheckResult> cached = cache.load(key);
+  CheckResult res = cached ? std::move(*cached) : runCheck(opts);
+  bool configFailed = std::any_of(res.diagnostics.begin(), res.diagnostics.end(),
+                                  [](const Finding& d) { return d.ruleId == "config-error"; });
+  if (!cached && !configFailed) cache.store(key, res);
   if (opts.dumpModel) std::fputs(res.modelDump.c_str(), stdout);
   // Input problems go to stderr in every format, and into SARIF's notifications and
   // lintrunner's messages too.

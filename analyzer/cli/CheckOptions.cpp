@@ -54,6 +54,12 @@ C/C++:
                              the run exit 2 (config: keep-going = true)
 other:
   -j, --jobs N               parallel workers (default: all cores)
+  --no-cache                 analyse even when nothing changed (also STREAMLINT_NO_CACHE=1;
+                             default: a Python-only run whose
+                             inputs, configs, options and binary are unchanged reuses the last
+                             result from .streamlint_cache/)
+  --cache-dir DIR            keep the cache in DIR (default: $STREAMLINT_CACHE_DIR, else
+                             .streamlint_cache in the current directory)
   --dump-model               print the StreamModel of each input (for debugging frontends)
   --no-prefilter             Python: parse every file whole (default: only code that can matter
                              to a rule; same findings, syntax errors in skipped code unreported)
@@ -127,6 +133,8 @@ int parseCheckArgs(const Args& args, CheckCli& cli) {
     else if (a == "--dump-model") opts.dumpModel = true;
     else if (a == "--no-prefilter") opts.prefilter = false;
     else if (a == "--keep-going") opts.keepGoing = true;
+    else if (a == "--no-cache") cli.noCache = true;
+    else if (a == "--cache-dir") { if (!value(cli.cacheDir) || cli.cacheDir.empty()) return usageError("--cache-dir takes a directory"); }
     else if (a.size() > 1 && a[0] == '@') {
       std::ifstream in(a.substr(1));
       if (!in) return usageError("cannot read paths file '" + a.substr(1) + "'");

@@ -18,6 +18,8 @@ struct CheckCli {
   bool statistics = false;
   bool exitZero = false;
   bool quiet = false;
+  bool noCache = false;       // --no-cache
+  std::string cacheDir;       // --cache-dir DIR ("" = ResultCache::defaultDir())
   int color = -1;  // -1: when stdout is a terminal
 };
 

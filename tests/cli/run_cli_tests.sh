@@ -139,5 +139,28 @@ expect_in concise-line "$tmp/out" "overlapped_forward_backward.py:26:13: error: 
 if [ "$(wc -l <"$tmp/out")" = 5 ]; then passed=$((passed + 1)); else
   failed=$((failed + 1)); echo "FAIL concise: wanted 5 lines"; cat "$tmp/out"; fi
 
+# The result cache: an unchanged tree gets the same answer from it; a changed input, config or
+# option is analysed again; --no-cache always analyses.
+cache=$tmp/cache && proj=$tmp/cached && mkdir -p "$proj" && cp examples/python/seed/*.py "$proj/"
+check cache-cold 1 "$SL" check --cache-dir "$cache" --format json "$proj"
+cp "$tmp/out" "$tmp/cold.json"
+if [ -n "$(ls "$cache/results/"*.json 2>/dev/null)" ]; then passed=$((passed + 1)); else
+  failed=$((failed + 1)); echo "FAIL cache-written: no entry in $cache/results"; fi
+expect_in cache-gitignore "$cache/.gitignore" "*"
+check cache-warm 1 "$SL" check --cache-dir "$cache" --format json "$proj"
+if cmp -s "$tmp/out" "$tmp/cold.json"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL cache-warm: output differs"; fi
+printf '\n# streamlint: noqa-file\n' >>"$proj/stream_timing_experiment.py"
+check cache-changed-file 1 "$SL" check --cache-dir "$cache" --format json "$proj"
+expect_not_in cache-changed-file-fresh "$tmp/out" "stream_timing_experiment.py"
+printf 'ignore = ["SL401"]\n' >"$proj/.streamlint.toml"
+check cache-changed-config 0 "$SL" check --cache-dir "$cache" "$proj"
+: >"$tmp/empty.toml"
+check cache-changed-option 1 "$SL" check --cache-dir "$cache" --config "$tmp/empty.toml" --select SL401 "$proj"
+# A damaged entry is a miss, not an error.
+for f in "$cache"/results/*.json; do printf 'garbage' >"$f"; done
+check cache-damaged 0 "$SL" check --cache-dir "$cache" "$proj"
+check no-cache 0 "$SL" check --no-cache --cache-dir "$tmp/unused" "$proj"
+if [ ! -e "$tmp/unused" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL no-cache wrote a cache"; fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
