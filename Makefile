@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup configure build demo test clean
+.PHONY: all setup configure build demo test wheel clean
 
 all: build
 
@@ -28,6 +28,12 @@ demo: configure
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# dist/streamlint-*.whl (checker, recorder, run/report; glibc only) and dist/streamlint_cxx-*.whl
+# (the C/C++ frontend; needs LLVM 19's shared libraries): packaging/build_wheel.py.
+wheel: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target streamlint streamlint_interposer streamlint_cxx
+	@python3 packaging/build_wheel.py --build $(BUILD) --out dist --cxx
 
 clean:
 	rm -rf $(BUILD)

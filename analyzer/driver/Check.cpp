@@ -125,7 +125,9 @@ cxx::AnalyzeFn loadCxxPlugin(std::string& error) {
   std::string path = selfDir() + "/../lib/" + cxx::kPluginFile;
   void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
-    error = std::string("C/C++ analysis needs the Clang 19 frontend (") + path + "): " + ::dlerror();
+    // Installed from the wheel, the frontend is its own wheel (it needs LLVM 19's libraries).
+    error = std::string("C/C++ analysis needs the Clang 19 frontend (") + path + "): " + ::dlerror() +
+            " (from a wheel: pip install streamlint-cxx, with LLVM 19's shared libraries installed)";
     return nullptr;
   }
   auto fn = reinterpret_cast<cxx::AnalyzeFn>(::dlsym(h, cxx::kAnalyzeSymbol));
