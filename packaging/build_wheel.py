@@ -91,22 +91,18 @@ def stripped(path, tmp_dir):
     return read(out if p.returncode == 0 else path)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--version")
-    ap.add_argument("--cxx", action="store_true", help="also the C/C++ frontend wheel")
-    args = ap.parse_args()
-    exe = os.path.join(args.build, "bin", "streamlint")
-    interposer = os.path.join(args.build, "lib", "libstreamlint_interposer.so")
-    plugin = os.path.join(args.build, "lib", "libstreamlint_cxx.so")
-    for p in [exe, interposer] + ([plugin] if args.cxx else []):
+def build(build_dir, out_dir, version=None, cxx_wheel=False, bundle_cxx=False):
+    """Writes the wheels; returns their paths. bundle_cxx puts the C/C++ plugin into the main
+    wheel (a source install, which built it for this machine's LLVM)."""
+    exe = os.path.join(build_dir, "bin", "streamlint")
+    interposer = os.path.join(build_dir, "lib", "libstreamlint_interposer.so")
+    plugin = os.path.join(build_dir, "lib", "libstreamlint_cxx.so")
+    for p in [exe, interposer] + ([plugin] if cxx_wheel or bundle_cxx else []):
         if not os.path.isfile(p):
             fail("%s is missing: build first (make build)" % p)
-    version = args.version or git_version()
-    os.makedirs(args.out, exist_ok=True)
-    tmp = os.path.join(args.out, ".strip")
+    version = version or git_version()
+    os.makedirs(out_dir, exist_ok=True)
+    tmp = os.path.join(out_dir, ".strip")
     os.makedirs(tmp, exist_ok=True)
     major, minor = glibc_floor([exe, interposer])
     tag = "py3-none-manylinux_%d_%d_x86_64" % (major, minor)
@@ -117,24 +113,36 @@ def main():
              ("streamlint/__main__.py", read(os.path.join(HERE, "streamlint", "__main__.py")), False),
              ("streamlint/_native/bin/streamlint", stripped(exe, tmp), True),
              ("streamlint/_native/lib/libstreamlint_interposer.so", stripped(interposer, tmp), False)]
+    if bundle_cxx:
+        files.append(("streamlint/_native/lib/libstreamlint_cxx.so", stripped(plugin, tmp), False))
     readme = read(os.path.join(ROOT, "README.md")).decode()
     metadata = ("Metadata-Version: 2.1\nName: streamlint\nVersion: %s\n"
                 "Summary: Finds CUDA stream misuse in PyTorch code, statically and at run time\n"
                 "Requires-Python: >=3.8\nDescription-Content-Type: text/markdown\n\n%s" % (version, readme))
-    made = [write_wheel(args.out, "streamlint", version, tag, files, metadata,
+    made = [write_wheel(out_dir, "streamlint", version, tag, files, metadata,
                         "[console_scripts]\nstreamlint = streamlint.__main__:main\n")]
-    if args.cxx:
+    if cxx_wheel:
         cmajor, cminor = glibc_floor([plugin])
         ctag = "py3-none-manylinux_%d_%d_x86_64" % (cmajor, cminor)
         cfiles = [("streamlint/_native/lib/libstreamlint_cxx.so", stripped(plugin, tmp), False)]
         cmeta = ("Metadata-Version: 2.1\nName: streamlint-cxx\nVersion: %s\n"
                  "Summary: The Clang 19 C/C++/CUDA frontend of streamlint (needs LLVM 19's shared libraries)\n"
                  "Requires-Dist: streamlint==%s\n" % (version, version))
-        made.append(write_wheel(args.out, "streamlint_cxx", version, ctag, cfiles, cmeta))
+        made.append(write_wheel(out_dir, "streamlint_cxx", version, ctag, cfiles, cmeta))
     for f in os.listdir(tmp):
         os.remove(os.path.join(tmp, f))
     os.rmdir(tmp)
-    for m in made:
+    return made
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--version")
+    ap.add_argument("--cxx", action="store_true", help="also the C/C++ frontend wheel")
+    args = ap.parse_args()
+    for m in build(args.build, args.out, args.version, cxx_wheel=args.cxx):
         print(m)
 
 

@@ -32,5 +32,16 @@ printf 'int main() { return 0; }\n' >"$tmp/a.cpp"
 check cxx-missing 2 "$tmp/venv/bin/streamlint" check "$tmp/a.cpp"
 expect_in cxx-missing-msg "$tmp/err" "pip install streamlint-cxx"
 
+# `pip install .` (what pre-commit's `language: python` hook does with this repository): the
+# in-tree backend packs the build tree (STREAMLINT_BUILD_DIR; a user's install builds one), then
+# the hook's entry runs on the files pre-commit names.
+check venv-src 0 /usr/bin/python3 -m venv "$tmp/src"
+check install-src 0 env STREAMLINT_BUILD_DIR="$build" "$tmp/src/bin/pip" install -q --no-index --no-cache-dir .
+mkdir -p "$tmp/hookrepo" && cp examples/python/seed/*.py "$tmp/hookrepo/"
+hook_entry=$(sed -n 's/^  entry: //p' .pre-commit-hooks.yaml | head -1)
+(cd "$tmp/hookrepo" && PATH="$tmp/src/bin:$PATH" $hook_entry overlapped_forward_backward.py >"$tmp/out" 2>"$tmp/err"); rc=$?
+if [ "$rc" = 1 ] && grep -q "overlapped_forward_backward.py:26:13: error" "$tmp/out"; then passed=$((passed + 1)); else
+  failed=$((failed + 1)); echo "FAIL hook entry '$hook_entry': exit $rc"; cat "$tmp/out" "$tmp/err"; fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
