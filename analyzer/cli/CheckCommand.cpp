@@ -11,6 +11,7 @@
 #include "cli/CheckOptions.h"
 #include "driver/Baseline.h"
 #include "driver/FileWalk.h"
+#include "driver/Fixes.h"
 #include "driver/GitDiff.h"
 #include "driver/ResultCache.h"
 #include "rules/Rule.h"
@@ -32,6 +33,31 @@ static bool fatal(const CheckResult& res) {
   for (const auto& d : res.diagnostics)
     if (!(d.properties.is_object() && d.properties.value("keepGoing", false))) return true;
   return false;
+}
+
+// --fix: write the fixes (or, with --diff-only, print them), then check again: fixed findings
+// are gone and the others' lines may have moved.
+static int applyFixes(const Args& args, const CheckCli& cli, const std::vector<Finding>& findings, bool inputFailed) {
+  FixRun plan = planFixes(findings);
+  if (cli.fixDiffOnly) {
+    for (const auto& [path, ff] : plan.files) std::cout << unifiedDiff(path, ff.before, ff.edits);
+    if (!cli.quiet)
+      std::fprintf(stderr, "streamlint: %zu fixes in %zu files, not applied (--diff-only)\n", plan.fixes, plan.files.size());
+    return inputFailed ? 2 : plan.fixes ? 1 : 0;
+  }
+  size_t skipped = 0;
+  for (const auto& [path, ff] : plan.files) {
+    std::ofstream outFile(path, std::ios::binary | std::ios::trunc);  // keeps the file's mode
+    outFile << applyEdits(ff.before, ff.edits, &skipped);
+    if (!outFile) return fail("cannot write the fixes to " + path);
+  }
+  if (!cli.quiet)
+    std::fprintf(stderr, "streamlint: fixed %zu findings in %zu files%s\n", plan.fixes - skipped, plan.files.size(),
+                 skipped ? " (overlapping fixes left for a second --fix)" : "");
+  Args again;
+  for (const auto& a : args)
+    if (a != "--fix") again.push_back(a);
+  return checkMain(again);
 }
 
 int checkMain(const Args& args) {
@@ -110,6 +136,7 @@ int checkMain(const Args& args) {
     narrow(res.hiddenDeliberate);
   }
   out.hidden = std::move(res.hiddenDeliberate);
+  if (cli.fix) return applyFixes(args, cli, findings, fatal(res));
 
   std::ofstream file;
   if (!cli.outputFile.empty()) {

@@ -42,6 +42,12 @@ rules and configuration:
                              counted as hidden; config: check-deliberate-code = true)
   --min-confidence LEVEL     low, medium (default) or high: hide findings less sure than LEVEL
                              that their values are CUDA tensors (config `min-confidence`)
+fixes:
+  --fix                      apply the mechanical fixes (SL103: current_stream() for
+                             default_stream(); SL501: a device sync before the closing clock
+                             read), then check again and report what is left
+  --diff-only                with --fix: print the fixes as a unified diff, change no file
+                             (exit 1 when there is something to fix)
 gating:
   --write-baseline FILE      record the current findings in FILE and exit 0
   --baseline FILE            report only findings that FILE does not record
@@ -134,6 +140,8 @@ int parseCheckArgs(const Args& args, CheckCli& cli) {
     else if (a == "--no-prefilter") opts.prefilter = false;
     else if (a == "--keep-going") opts.keepGoing = true;
     else if (a == "--no-cache") cli.noCache = true;
+    else if (a == "--fix") cli.fix = true;
+    else if (a == "--diff-only") cli.fixDiffOnly = true;
     else if (a == "--cache-dir") { if (!value(cli.cacheDir) || cli.cacheDir.empty()) return usageError("--cache-dir takes a directory"); }
     else if (a.size() > 1 && a[0] == '@') {
       std::ifstream in(a.substr(1));
@@ -149,6 +157,7 @@ int parseCheckArgs(const Args& args, CheckCli& cli) {
     if (!namesAnyRule(id)) return usageError("--select: unknown rule '" + id + "' (see `streamlint list-rules`)");
   for (const auto& id : opts.ignore)
     if (!namesAnyRule(id)) return usageError("--ignore: unknown rule '" + id + "' (see `streamlint list-rules`)");
+  if (cli.fixDiffOnly && !cli.fix) return usageError("--diff-only previews --fix: give both");
   if (!cli.writeBaseline.empty() && !cli.baseline.empty())
     return usageError("--write-baseline and --baseline cannot be combined");
   if (opts.paths.empty() && opts.cxx.compileDbDir.empty() && !pathsFile) opts.paths.push_back(".");

@@ -18,6 +18,7 @@
 #include "driver/DeliberateCode.h"
 #include "driver/FileWalk.h"
 #include "driver/ProjectIndex.h"
+#include "driver/Fixes.h"
 #include "driver/Suppressions.h"
 #include "model/ModelDump.h"
 #include "python/PythonFrontend.h"
@@ -100,6 +101,7 @@ size_t judge(const model::Module& m, const SourceFile* file, const std::vector<A
       deliberate.push_back(std::move(f));
       continue;
     }
+    if (file) attachFix(f, *file);
     out.push_back(std::move(f));
   }
   if (ledger && opts.reportUnusedSuppressions) {

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bump when CheckResult's meaning or this file's format changes.
-constexpr const char* kFormat = "streamlint-result-cache-1";
+constexpr const char* kFormat = "streamlint-result-cache-2";
 constexpr size_t kKeep = 16;
 
 // Reads a whole file; false when it cannot be read (the key then says so: the run reports it).
@@ -70,8 +70,14 @@ void describeAncestors(const std::vector<std::string>& files, std::ostringstream
 nlohmann::json toJson(const Finding& f) {
   nlohmann::json notes = nlohmann::json::array();
   for (const auto& n : f.notes) notes.push_back({n.path, n.loc.line, n.loc.col, n.message});
+  nlohmann::json fixes = nlohmann::json::array();
+  for (const auto& fx : f.fixes) {
+    nlohmann::json edits = nlohmann::json::array();
+    for (const auto& e : fx.edits) edits.push_back({e.start.line, e.start.col, e.end.line, e.end.col, e.text});
+    fixes.push_back({fx.description, edits});
+  }
   return {{"r", f.ruleId}, {"s", int(f.severity)}, {"p", f.path}, {"l", f.loc.line}, {"c", f.loc.col},
-          {"m", f.message}, {"n", notes}, {"x", f.properties}};
+          {"m", f.message}, {"n", notes}, {"x", f.properties}, {"f", fixes}};
 }
 
 Finding fromJson(const nlohmann::json& j) {
@@ -85,6 +91,13 @@ Finding fromJson(const nlohmann::json& j) {
     f.notes.push_back({n.at(0).get<std::string>(), {n.at(1).get<uint32_t>(), n.at(2).get<uint32_t>()},
                        n.at(3).get<std::string>()});
   f.properties = j.at("x");
+  for (const auto& fx : j.at("f")) {
+    Fix fix{fx.at(0).get<std::string>(), {}};
+    for (const auto& e : fx.at(1))
+      fix.edits.push_back({{e.at(0).get<uint32_t>(), e.at(1).get<uint32_t>()},
+                           {e.at(2).get<uint32_t>(), e.at(3).get<uint32_t>()}, e.at(4).get<std::string>()});
+    f.fixes.push_back(std::move(fix));
+  }
   return f;
 }
 

@@ -46,6 +46,13 @@ void writeJson(std::ostream& os, const std::vector<Finding>& findings, const Out
                        {"message", n.message}});
     j["notes"] = std::move(notes);
     if (!f.properties.empty()) j["properties"] = f.properties;
+    if (!f.fixes.empty()) {
+      nlohmann::json edits = nlohmann::json::array();
+      for (const auto& e : f.fixes.front().edits)
+        edits.push_back({{"line", e.start.line}, {"column", e.start.col}, {"endLine", e.end.line},
+                         {"endColumn", e.end.col}, {"text", e.text}});
+      j["fix"] = {{"description", f.fixes.front().description}, {"edits", edits}};
+    }
     arr.push_back(std::move(j));
   }
   nlohmann::json doc = {{"version", 1}, {"findings", arr}};

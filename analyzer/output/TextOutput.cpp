@@ -64,6 +64,8 @@ void writeText(std::ostream& os, const std::vector<Finding>& findings, const Out
   for (const auto& [id, n] : perRule) os << (first ? "" : ", ") << id << ": " << n, first = false;
   os << ")";
   if (!o.hidden.empty()) os << "; " << hiddenSummary(o.hidden.size());
+  size_t fixable = std::count_if(findings.begin(), findings.end(), [](const Finding& f) { return !f.fixes.empty(); });
+  if (fixable) os << "; " << fixable << " fixable with --fix";
   os << "\n";
 }
 
