@@ -66,6 +66,7 @@ int checkMain(const Args& args) {
   CheckOptions& opts = cli.check;
   OutputOptions& out = cli.out;
   opts.progress = !cli.quiet && ::isatty(2);
+  opts.progressLines = !cli.quiet && !opts.progress && out.format != Format::Lintrunner;
   out.color = cli.color < 0 ? (cli.outputFile.empty() && ::isatty(1)) : cli.color == 1;
   out.rules = &ruleCatalogue();
   out.toolCommand = commandLine("streamlint check", args);

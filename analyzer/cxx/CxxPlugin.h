@@ -22,6 +22,9 @@ struct Request {
   std::string libtorchDir;              // --libtorch ("" = $LIBTORCH or an installed torch)
   unsigned jobs = 0;                    // -j N (0 = all cores)
   bool verbose = false;
+  // Progress on stderr as translation units finish (each takes seconds): 0 none, 1 one line
+  // rewritten in place (a terminal), 2 a line per file (logs: CI, pre-commit).
+  int progress = 0;
   // --diff: analyse only these translation units (paths as given or absolute); the others
   // cannot have changed findings. Unset = every input.
   std::optional<std::vector<std::string>> only;

@@ -193,6 +193,7 @@ void checkCpp(const CheckOptions& opts, const std::vector<std::string>& files,
   cxx::Request req = opts.cxx;
   req.files = files;
   if (!req.jobs) req.jobs = opts.jobs;
+  req.progress = opts.progress ? 1 : opts.progressLines ? 2 : 0;
   cxx::Result out;
   analyze(req, out);
   reportCppDiagnostics(opts, out, configs, res);

@@ -139,6 +139,12 @@ expect_in concise-line "$tmp/out" "overlapped_forward_backward.py:26:13: error: 
 if [ "$(wc -l <"$tmp/out")" = 5 ]; then passed=$((passed + 1)); else
   failed=$((failed + 1)); echo "FAIL concise: wanted 5 lines"; cat "$tmp/out"; fi
 
+# C/C++ progress outside a terminal: a line per translation unit (each takes seconds); -q: none.
+check cxx-progress 1 "$SL" check examples/overlap/cuda
+expect_in cxx-progress-line "$tmp/err" "streamlint: [1/2] examples/overlap/cuda/"
+check cxx-progress-quiet 1 "$SL" check -q examples/overlap/cuda
+expect_not_in cxx-progress-quiet-none "$tmp/err" "[1/2]"
+
 # --fix: SL103 and SL501 have mechanical fixes; --diff-only previews them as a patch git
 # accepts; --fix writes them and checks again (what is left is reported); SARIF, JSON and
 # lintrunner carry them.
