@@ -69,7 +69,7 @@ void writeText(std::ostream& os, const std::vector<Finding>& findings, const Out
 
 std::string hiddenSummary(size_t n) {
   return std::to_string(n) + (n == 1 ? " performance note" : " performance notes") +
-         " in deliberate code hidden (tests, benchmarks, examples, `__repr__`; --check-deliberate-code shows them)";
+         " in deliberate code hidden (tests, benchmarks, examples, set-up, logging, `__repr__`; --check-deliberate-code shows them)";
 }
 
 }  // namespace sl
