@@ -26,6 +26,7 @@ TEST(DeliberateCode, PathsRelativeToTheRoot) {
   EXPECT_EQ(deliberatePathReason("conftest.py"), "conftest.py");
   EXPECT_EQ(deliberatePathReason("archive/pkg/ops.py"), "archive/");  // old copies kept for reference
   EXPECT_EQ(deliberatePathReason("pkg/testing/cases.py"), "testing/");
+  EXPECT_EQ(deliberatePathReason("tutorials/guide/train.py"), "tutorials/");
   EXPECT_EQ(deliberatePathReason("hopper/benchmark_attn.py"), "benchmark_*.py");
   EXPECT_EQ(deliberatePathReason("pkg/attn_bench.py"), "*_bench.py");
   EXPECT_EQ(deliberatePathReason("pkg/gptq_example.py"), "*_example.py");

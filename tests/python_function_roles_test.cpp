@@ -161,6 +161,8 @@ TEST(FunctionRoles, OneTimeSetUpByName) {
   EXPECT_EQ(sl::py::deliberateRole("C.merge"), "one-time set-up `merge`");  // an adapter's merge, on request
   EXPECT_EQ(sl::py::deliberateRole("merge_attention_states"), "");
   EXPECT_EQ(sl::py::deliberateRole("quantize_model_"), "one-time set-up `quantize_model_`");
+  EXPECT_EQ(sl::py::deliberateRole("HistogramObserver.forward"), "calibration `HistogramObserver`");
+  EXPECT_EQ(sl::py::deliberateRole("Observer"), "");  // a function of that name, not a class's method
 }
 
 TEST(FunctionRoles, LoggingByName) {

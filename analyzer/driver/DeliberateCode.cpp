@@ -16,7 +16,7 @@ std::string deliberatePathReason(const std::string& relative) {
     e = relative.find('/', b);
     std::string dir = relative.substr(b, e - b);
     for (const char* d : {"tests", "test", "testing", "test_utils", "benchmarks", "benchmark", "bench", "examples",
-                          "example", "archive", "archived"})
+                          "example", "tutorials", "tutorial", "archive", "archived"})
       if (dir == d) return dir + "/";
   }
   std::string stem = file.substr(0, file.rfind('.'));
@@ -84,10 +84,10 @@ std::string deliberateLineReason(const model::Module& m, uint32_t line) {
   });
   for (size_t i = 0; i < enclosing.size(); ++i) {
     const model::Function& f = *enclosing[i];
+    // A function's own name or class says more than its hotness: `Observer.forward` runs per
+    // calibration batch only, a hook named `log_grad_norm` logs.
+    if (!f.deliberate.empty()) return i > 0 && f.deliberate.starts_with("one-time set-up") ? "" : f.deliberate;
     if (!f.hot.empty()) return "";
-    if (f.deliberate.empty()) continue;
-    if (i > 0 && f.deliberate.starts_with("one-time set-up")) return "";
-    return f.deliberate;
   }
   return "";
 }

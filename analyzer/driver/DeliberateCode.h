@@ -21,7 +21,7 @@
 namespace sl {
 
 // Why a path relative to the project root ('/'-separated) is deliberate code, or "":
-// a directory tests/, test/, benchmarks/, benchmark/, bench/, examples/, example/, archive/,
+// a directory tests/, test/, benchmarks/, benchmark/, bench/, examples/, example/, tutorials/, archive/,
 // archived/ (copies of old code kept for reference) ("tests/"),
 // testing/, test_utils/, or a file test_*.py, *_test.py, conftest.py (any extension for the
 // first two), or a script whose name's first or last word is benchmark, bench, example or demo,

@@ -363,6 +363,12 @@ std::string deliberateRole(std::string_view name) {
   std::string_view last = lastName(name);
   for (const char* m : {"__str__", "__repr__", "__format__", "__rich_repr__", "extra_repr"})
     if (last == m) return "`" + std::string(last) + "`";
+  // A quantization observer (`class AWQObserver(nn.Module)`, torch.ao's `HistogramObserver`)
+  // runs only while calibrating: it records statistics, on the host when it must.
+  if (size_t dot = name.rfind('.'); dot != std::string_view::npos) {
+    std::string_view cls = lastName(name.substr(0, dot));
+    if (cls.ends_with("Observer")) return "calibration `" + std::string(cls) + "`";
+  }
   return roleByName(last);
 }
 
