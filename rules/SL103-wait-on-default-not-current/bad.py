@@ -20,3 +20,12 @@ def side_step(x, side):
     side.wait_stream(compute)  # expect: SL103
     with torch.cuda.stream(side):
         x.mul_(2)
+
+
+def warm_then_capture(g, x, step):
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.default_stream())  # expect: SL103
+    with torch.cuda.stream(s):
+        step(x)  # warm-up on `s` before the capture: this work needs the right wait
+    with torch.cuda.stream(s), torch.cuda.graph(g, stream=s):
+        step(x)

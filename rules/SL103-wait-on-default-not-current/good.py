@@ -31,3 +31,13 @@ def offload_chunks(chunks, offload):
             c.copy_(c * 2)
     compute.wait_stream(offload)
     compute.synchronize()
+
+
+def capture_parts(g, step):
+    from decoding import SeparateGraphs
+
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.default_stream())  # moot: the capture below syncs the device
+    parts = SeparateGraphs()  # not work on `s`: nothing between needs the wait
+    with torch.cuda.stream(s), torch.cuda.graph(g, stream=s):
+        step(parts)
