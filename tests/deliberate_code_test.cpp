@@ -24,6 +24,17 @@ TEST(DeliberateCode, PathsRelativeToTheRoot) {
   EXPECT_EQ(deliberatePathReason("pkg/ops_test.py"), "*_test.py");
   EXPECT_EQ(deliberatePathReason("csrc/kernels_test.cu"), "*_test.cu");
   EXPECT_EQ(deliberatePathReason("conftest.py"), "conftest.py");
+  EXPECT_EQ(deliberatePathReason("archive/pkg/ops.py"), "archive/");  // old copies kept for reference
+  EXPECT_EQ(deliberatePathReason("pkg/testing/cases.py"), "testing/");
+  EXPECT_EQ(deliberatePathReason("tutorials/guide/train.py"), "tutorials/");
+  EXPECT_EQ(deliberatePathReason("hopper/benchmark_attn.py"), "benchmark_*.py");
+  EXPECT_EQ(deliberatePathReason("pkg/attn_bench.py"), "*_bench.py");
+  EXPECT_EQ(deliberatePathReason("pkg/gptq_example.py"), "*_example.py");
+  EXPECT_EQ(deliberatePathReason("scripts/numerical_tests_llama.py"), "*_tests_*.py");
+  EXPECT_EQ(deliberatePathReason("scripts/convert_llama_to_hf.py"), "convert_*.py");
+  EXPECT_EQ(deliberatePathReason("pkg/benchmark.py"), "");  // one word: a module of that name
+  EXPECT_EQ(deliberatePathReason("pkg/converters.py"), "");
+  EXPECT_EQ(deliberatePathReason("pkg/attestation_utils.py"), "");
   // Not deliberate: the training code, scripts (often the real entry points), look-alikes.
   EXPECT_EQ(deliberatePathReason("pkg/model.py"), "");
   EXPECT_EQ(deliberatePathReason("scripts/train.py"), "");
@@ -122,4 +133,33 @@ TEST(DeliberateCode, OnlyPerformanceNotesAreHiddenAndCounted) {
   o.checkDeliberateCode = false;
   r = sl::runCheck(o);
   EXPECT_EQ(r.findings.size(), 4u);
+}
+
+TEST(DeliberateCode, SetUpFunctionsButNotWhatTheyDefineToRunLater) {
+  TempDir t("deliberate_test");
+  std::string src = t.write("proj/pkg/m.py",
+                            "import torch\n"
+                            "class C(torch.nn.Module):\n"
+                            "    def __init__(self, n):\n"
+                            "        super().__init__()\n"
+                            "        self.s = torch.zeros(1, device='cuda')\n"
+                            "        for _ in range(n):\n"
+                            "            self.s.item()\n"          // 7: set-up, hidden
+                            "        def hook(g):\n"
+                            "            return g * self.s.item()\n"  // 9: a hook, shown
+                            "        self.s.register_hook(hook)\n"
+                            "        def later():\n"
+                            "            for _ in range(n):\n"
+                            "                self.s.item()\n"      // 13: runs later, shown
+                            "        self.later = later\n");
+  sl::CheckOptions o;
+  o.paths = {src};
+  o.jobs = 1;
+  sl::CheckResult r = sl::runCheck(o);
+  ASSERT_EQ(r.findings.size(), 2u);
+  EXPECT_EQ(r.findings[0].loc.line, 9u);
+  EXPECT_EQ(r.findings[1].loc.line, 13u);
+  ASSERT_EQ(r.hiddenDeliberate.size(), 1u);
+  EXPECT_EQ(r.hiddenDeliberate[0].loc.line, 7u);
+  EXPECT_EQ(r.hiddenDeliberate[0].properties["deliberate"], "one-time set-up `__init__`");
 }

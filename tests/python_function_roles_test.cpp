@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "model/ModelDump.h"
+#include "python/PyFunctionRoles.h"
 #include "python/PythonFrontend.h"
 
 namespace {
@@ -140,4 +141,60 @@ TEST(FunctionRoles, FormattingMethodsAreDeliberateAndEndLinesAreKept) {
   EXPECT_EQ(m.find("M.__repr__")->endLine, 4u);
   EXPECT_EQ(m.find("M.extra_repr")->deliberate, "`extra_repr`");
   EXPECT_EQ(m.find("M.show")->deliberate, "");
+}
+
+TEST(FunctionRoles, OneTimeSetUpByName) {
+  // Set-up runs once per model; names that only start like it run every step.
+  for (const char* once : {"__init__", "__post_init__", "reset_parameters", "_init_weights", "init_weights",
+                           "initialize", "setup", "_setup_model", "setUp", "set_up_buffers", "configure_optimizers",
+                           "calibrate", "warmup", "_warm_up_graphs", "export_onnx", "convert_checkpoint",
+                           "save_pretrained", "from_pretrained", "from_config", "load_state_dict",
+                           "_load_from_state_dict", "load_checkpoint", "load_peft_weights", "load",
+                           "build_model", "prepare_model", "prepare_latents", "prepare_image_latents",
+                           "tie_weights", "capture_graph", "move_non_experts_to_gpu"})
+    EXPECT_NE(sl::py::deliberateRole(std::string("C.") + once).find("one-time set-up"), std::string::npos) << once;
+  for (const char* hot : {"forward", "step", "load_batch", "load_balancing_loss", "build_attention_mask",
+                          "prepare_inputs_for_generation", "initial_state", "reset", "quantize",
+                          "from_dense", "loader", "move_to_device", "capture"})
+    EXPECT_EQ(sl::py::deliberateRole(hot), "") << hot;
+  EXPECT_EQ(sl::py::deliberateRole("C.__repr__"), "`__repr__`");
+  EXPECT_EQ(sl::py::deliberateRole("C.merge"), "one-time set-up `merge`");  // an adapter's merge, on request
+  EXPECT_EQ(sl::py::deliberateRole("merge_attention_states"), "");
+  EXPECT_EQ(sl::py::deliberateRole("quantize_model_"), "one-time set-up `quantize_model_`");
+  EXPECT_EQ(sl::py::deliberateRole("HistogramObserver.forward"), "calibration `HistogramObserver`");
+  EXPECT_EQ(sl::py::deliberateRole("Observer"), "");  // a function of that name, not a class's method
+}
+
+TEST(FunctionRoles, LoggingByName) {
+  for (const char* shows : {"log_all", "_log_metrics", "training_log", "dist_reduce_metrics", "print_eviction_stats",
+                            "logging_step"})
+    EXPECT_EQ(sl::py::deliberateRole(shows), "logging `" + std::string(shows) + "`");
+  for (const char* computes : {"log_softmax", "compute_log_probs", "log_prob", "get_log_likelihood", "logits",
+                               "update_metrics", "metric", "blog"})
+    EXPECT_EQ(sl::py::deliberateRole(computes), "") << computes;
+}
+
+TEST(FunctionRoles, LoggingStatementsAndDeviceKernels) {
+  auto m = lowerModule(
+      "import logging, torch\n"
+      "from numba import cuda\n"
+      "logger = logging.getLogger()\n"
+      "def f(x, writer, pbar, loss_meter):\n"
+      "    print(x.item())\n"                       // 5
+      "    logger.info('%f',\n"                      // 6
+      "                x.item())\n"                  // 7
+      "    writer.add_scalar('x', x.item())\n"       // 8
+      "    pbar.set_postfix(loss=x.item())\n"        // 9
+      "    loss_meter.update(x.item())\n"            // 10
+      "    metrics['x'] = x.item()\n"                // 11
+      "    y = x.log()\n"                            // 12: torch's logarithm
+      "    z = torch.log_softmax(x, -1)\n"           // 13
+      "    self_parameter.copy_(x)\n"                // 14
+      "@cuda.jit\n"
+      "def kernel(a):\n"
+      "    a[0] = 1\n");
+  std::vector<std::pair<uint32_t, uint32_t>> want = {{5, 5}, {6, 7}, {8, 8}, {9, 9}, {10, 10}, {11, 11}};
+  EXPECT_EQ(m.loggingOnly, want);
+  EXPECT_EQ(m.find("kernel"), nullptr);  // device code is not lowered
+  EXPECT_NE(m.find("f"), nullptr);
 }

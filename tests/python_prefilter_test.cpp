@@ -163,7 +163,7 @@ const std::pair<const char*, const char*> kCases[] = {
      "def f(x: torch.Tensor):\n"
      "    x = x.to('cuda')\n"
      "    for i in range(3):\n"
-     "        print(f'{x}')\n"
+     "        s = f'{x}'\n"
      "def quiet(a):\n"
      "    return 'the cuda stream'\n"},
     {"self_method_call.py",  // a method reached only through self.<name>() from a region
@@ -195,7 +195,7 @@ const std::pair<const char*, const char*> kCases[] = {
      "import torch\n"
      "def stats(module, inputs, output):\n"
      "    t = torch.zeros(1, device='cuda')\n"
-     "    print(t.item())\n"
+     "    if t.item() > 0: output.zero_()\n"
      "def install(model):\n"
      "    model.register_forward_hook(stats)\n"},
     {"hot_nested_class.py",  // a Module nested in a class shell

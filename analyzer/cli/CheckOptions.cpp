@@ -38,8 +38,10 @@ rules and configuration:
   --report-unused-suppressions
                              report `# noqa: SLnnn` / `NOLINT(SLnnn)` that suppress nothing
   --check-deliberate-code    also report performance notes (SL3, SL5, SL6) in deliberate code:
-                             tests/, benchmarks/, examples/, test_*.py, `__repr__`... (default:
-                             counted as hidden; config: check-deliberate-code = true)
+                             tests/, benchmarks/, examples/, archive/, test_*.py, one-time
+                             set-up (`__init__`, `load_state_dict`, `warmup`...), logging
+                             calls, `__repr__`... (default: counted as hidden; config:
+                             check-deliberate-code = true)
   --min-confidence LEVEL     low, medium (default) or high: hide findings less sure than LEVEL
                              that their values are CUDA tensors (config `min-confidence`)
 fixes:

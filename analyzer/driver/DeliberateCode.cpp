@@ -1,6 +1,8 @@
 #include "driver/DeliberateCode.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <vector>
 
 namespace sl {
 namespace fs = std::filesystem;
@@ -13,13 +15,30 @@ std::string deliberatePathReason(const std::string& relative) {
   for (size_t b = 0, e; slash != std::string::npos && b <= slash; b = e + 1) {
     e = relative.find('/', b);
     std::string dir = relative.substr(b, e - b);
-    for (const char* d : {"tests", "test", "benchmarks", "benchmark", "bench", "examples", "example"})
+    for (const char* d : {"tests", "test", "testing", "test_utils", "benchmarks", "benchmark", "bench", "examples",
+                          "example", "tutorials", "tutorial", "archive", "archived"})
       if (dir == d) return dir + "/";
   }
   std::string stem = file.substr(0, file.rfind('.'));
+  std::string ext = file.substr(stem.size());
   if (file == "conftest.py") return file;
-  if (stem.starts_with("test_")) return "test_*" + file.substr(stem.size());
-  if (stem.size() > 5 && stem.ends_with("_test")) return "*_test" + file.substr(stem.size());
+  if (stem.starts_with("test_")) return "test_*" + ext;
+  if (stem.size() > 5 && stem.ends_with("_test")) return "*_test" + ext;
+  // What a script's name says it is, by its words: `benchmark_attn.py`, `attn_bench.py`,
+  // `gptq_example.py`, `numerical_tests_llama.py`, `convert_llama_checkpoint.py` (run once).
+  std::vector<std::string> words;
+  for (size_t b = 0, e; b <= stem.size(); b = e + 1) {
+    e = stem.find('_', b);
+    if (e == std::string::npos) e = stem.size();
+    if (e > b) words.push_back(stem.substr(b, e - b));
+  }
+  if (words.size() < 2) return "";
+  const std::string &first = words.front(), &last = words.back();
+  for (const char* w : {"benchmark", "bench", "example", "demo"})
+    if (first == w || last == w) return first == w ? std::string(w) + "_*" + ext : "*_" + std::string(w) + ext;
+  for (const auto& w : words)
+    if (w == "test" || w == "tests") return "*_" + w + "_*" + ext;
+  if (first == "convert") return "convert_*" + ext;
   return "";
 }
 
@@ -51,10 +70,25 @@ std::string ProjectRoots::deliberateReason(const std::string& path, const std::s
 std::string deliberateLineReason(const model::Module& m, uint32_t line) {
   for (const auto& [first, last] : m.failureOnly)
     if (first <= line && line <= last) return "`raise`";
-  // Any enclosing deliberate function makes the line deliberate: a helper nested in
-  // `__repr__` formats too.
+  for (const auto& [first, last] : m.loggingOnly)
+    if (first <= line && line <= last) return "logging";
+  // Enclosing functions, innermost first. The innermost with a role decides: a helper nested
+  // in `__repr__` formats too, but a hook defined in `__init__` runs every step. One-time
+  // set-up does not reach into nested functions: a closure made there is stored or registered
+  // and runs later, as often as its owner calls it (a parameter's all-gather, a hook).
+  std::vector<const model::Function*> enclosing;
   for (const auto& f : m.functions)
-    if (!f.deliberate.empty() && f.endLine && f.loc.line <= line && line <= f.endLine) return f.deliberate;
+    if (f.endLine && f.loc.line <= line && line <= f.endLine && f.name != "<module>") enclosing.push_back(&f);
+  std::sort(enclosing.begin(), enclosing.end(), [](const model::Function* a, const model::Function* b) {
+    return a->endLine - a->loc.line < b->endLine - b->loc.line;
+  });
+  for (size_t i = 0; i < enclosing.size(); ++i) {
+    const model::Function& f = *enclosing[i];
+    // A function's own name or class says more than its hotness: `Observer.forward` runs per
+    // calibration batch only, a hook named `log_grad_norm` logs.
+    if (!f.deliberate.empty()) return i > 0 && f.deliberate.starts_with("one-time set-up") ? "" : f.deliberate;
+    if (!f.hot.empty()) return "";
+  }
   return "";
 }
 

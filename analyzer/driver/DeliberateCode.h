@@ -21,8 +21,11 @@
 namespace sl {
 
 // Why a path relative to the project root ('/'-separated) is deliberate code, or "":
-// a directory tests/, test/, benchmarks/, benchmark/, bench/, examples/, example/ ("tests/"),
-// or a file test_*.py, *_test.py, conftest.py (any extension for the first two).
+// a directory tests/, test/, benchmarks/, benchmark/, bench/, examples/, example/, tutorials/, archive/,
+// archived/ (copies of old code kept for reference) ("tests/"),
+// testing/, test_utils/, or a file test_*.py, *_test.py, conftest.py (any extension for the
+// first two), or a script whose name's first or last word is benchmark, bench, example or demo,
+// that has a word test(s), or starts with convert_ (a one-off checkpoint conversion).
 std::string deliberatePathReason(const std::string& relative);
 
 // Finds project roots (git work trees, cached per directory). Not thread-safe.

@@ -177,6 +177,10 @@ struct Module {
   // Lines that run only when something already failed (`raise ValueError(f"{t.item()}")`):
   // [first, last] line spans; performance notes there are left out like deliberate code.
   std::vector<std::pair<uint32_t, uint32_t>> failureOnly;
+  // Lines whose values only go to output (`print(f"{loss.item()}")`, `logger.info(...)`,
+  // `writer.add_scalar(...)`, `metrics["loss"] = ...`): [first, last] line spans; performance
+  // notes there are left out like deliberate code (the read is the price of showing the value).
+  std::vector<std::pair<uint32_t, uint32_t>> loggingOnly;
   const Function* find(const std::string& name) const;
 };
 

@@ -13,6 +13,26 @@ using model::SyncKind;
 using model::Tri;
 
 namespace {
+// The receiver of `.to(...)`/`.cuda()` is an empty tensor made right there: `torch.Tensor()`,
+// `torch.LongTensor()`, `torch.Tensor([])`, `torch.tensor([])`, `torch.empty(0)`. Copying zero
+// elements returns before any transfer, so nothing waits (bench/precision: judged wrong).
+bool emptyTensorLiteral(TSNode recv, std::string_view src) {
+  if (!is(recv, "call")) return false;
+  std::string_view fn = text(field(recv, "function"), src);
+  std::string_view last = fn.substr(fn.rfind('.') == std::string_view::npos ? 0 : fn.rfind('.') + 1);
+  TSNode args = field(recv, "arguments");
+  if (!is(args, "argument_list")) return false;
+  std::vector<TSNode> pos;
+  for (TSNode x : NamedChildren(args))
+    if (!is(x, "keyword_argument") && !is(x, "comment")) pos.push_back(x);
+  auto emptyList = [&](TSNode x) { return (is(x, "list") || is(x, "tuple")) && ts_node_named_child_count(x) == 0; };
+  if (last.ends_with("Tensor"))  // torch.Tensor, torch.LongTensor, torch.cuda.FloatTensor
+    return pos.empty() || (pos.size() == 1 && emptyList(pos[0]));
+  if (last == "tensor") return pos.size() == 1 && emptyList(pos[0]);
+  if (last == "empty" || last == "zeros") return pos.size() == 1 && text(pos[0], src) == "0";
+  return false;
+}
+
 Value make(Kind k, StreamRef s = {}) {
   Value v;
   v.fact.kind = k;
@@ -299,7 +319,9 @@ Value Lowerer::copyToDevice(const Value& src, CallArgs& a, const char* api) {
   // Without non_blocking, torch copies with cudaMemcpyAsync and then synchronizes the stream:
   // the host waits for everything queued before the copy. (`non_blocking=flag` may be either;
   // an explicit `non_blocking=False` is a choice the author made.)
-  if (!nb) {
+  TSNode fn = field(a.call, "function");
+  bool empty = is(fn, "attribute") && emptyTensorLiteral(field(fn, "object"), mc_.src);
+  if (!nb && !empty) {
     auto& s = emit(EventKind::HostSync, a.call, api);
     s.sync = SyncKind::BlockingCopy;
     stamp(s, v.fact);

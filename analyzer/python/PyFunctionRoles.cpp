@@ -177,11 +177,64 @@ class RoleFinder {
       if (is(n, "call")) hookCall(n, out);
       if (is(n, "raise_statement"))
         out.raises.emplace_back(ts_node_start_point(n).row + 1, ts_node_end_point(n).row + 1);
+      if ((is(n, "call") && loggingCall(n)) || (is(n, "assignment") && metricsTarget(field(n, "left"))))
+        out.logging.emplace_back(ts_node_start_point(n).row + 1, ts_node_end_point(n).row + 1);
       if (ts_tree_cursor_goto_first_child(&cur)) continue;
       while (!(more = ts_tree_cursor_goto_next_sibling(&cur)))
         if (!ts_tree_cursor_goto_parent(&cur)) break;
     }
     ts_tree_cursor_delete(&cur);
+  }
+
+  // The last name of `x.y.z` lower-cased ("z"); of a call or subscript, its object's.
+  std::string lowerLast(TSNode n) const {
+    while (is(n, "call") || is(n, "subscript")) n = is(n, "call") ? field(n, "function") : field(n, "value");
+    std::string_view t = is(n, "attribute") ? text(field(n, "attribute"), src_) : text(n, src_);
+    std::string out(t);
+    for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  }
+
+  // A call whose arguments only go to output: print, a logger, an experiment tracker, a
+  // summary writer, a progress bar, a meter. Not `x.log()` (torch's logarithm) nor
+  // `logits.log()`: a method `log` counts only on self, a tracker or a logger.
+  bool loggingCall(TSNode call) const {
+    TSNode fn = field(call, "function");
+    if (is(fn, "identifier")) {
+      std::string_view f = text(fn, src_);
+      return f == "print" || f.starts_with("print_") || f.ends_with("_print") || loggingVerb(f);
+    }
+    if (!is(fn, "attribute")) return false;
+    std::string_view method = text(field(fn, "attribute"), src_);
+    std::string obj = lowerLast(field(fn, "object"));
+    if (obj.ends_with("logger")) return true;  // logger.info, self.logger.log_metrics
+    if (obj == "logging" || obj == "log")       // the module's functions, not logging.getLogger
+      for (const char* level : {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
+        if (method == level) return true;
+    if (method == "log") return obj == "self" || obj == "wandb" || obj == "mlflow" || obj == "run" || obj == "tracker";
+    if (loggingVerb(method)) return true;  // self.log_dict, tracker.log_metrics
+    if (method.starts_with("add_") && obj.find("writer") != std::string::npos) return true;  // writer.add_scalar
+    if (method == "set_postfix" || method == "set_description" || method == "set_postfix_str") return true;
+    return obj == "meter" || obj.ends_with("_meter");  // loss_meter.update(loss.item()); not `parameter`
+  }
+
+  // `log_metrics`, `log_dict`, `log_stats`...: not `log_softmax`, `log_prob` or `log_mel`
+  // (math and features), hence a list of what is logged.
+  static bool loggingVerb(std::string_view f) {
+    if (!f.starts_with("log_")) return false;
+    for (const char* what : {"metric", "dict", "stat", "scalar", "info", "hyperparam", "text", "image", "table",
+                             "value", "summary", "rank", "memory", "time", "throughput", "step", "train", "val",
+                             "eval", "loss", "grad", "to_", "all", "string", "msg", "message", "once", "dist"})
+      if (f.substr(4).starts_with(what)) return true;
+    return false;
+  }
+
+  // `metrics["loss"] = ...`, `self.log_dict[k] = ...`, `logs = {...}`: a dict of values to show.
+  bool metricsTarget(TSNode left) const {
+    if (!is(left, "subscript") && !is(left, "identifier") && !is(left, "attribute")) return false;
+    std::string name = lowerLast(left);
+    return name.find("metric") != std::string::npos || name == "logs" || name == "log_dict" ||
+           name.starts_with("logging_output") || name == "log_info";
   }
 
   void hookCall(TSNode call, FunctionRoles& out) {
@@ -240,11 +293,83 @@ FunctionRoles findFunctionRoles(TSNode root, std::string_view src, const Imports
   return RoleFinder(src, imports).run(root);
 }
 
+namespace {
+
+// The snake_case words of a function name, lower-cased, leading/trailing underscores dropped
+// ("_load_from_state_dict" -> load, from, state, dict; "setUp" -> setup).
+std::vector<std::string> nameWords(std::string_view name) {
+  std::vector<std::string> words(1);
+  for (char c : name) {
+    if (c == '_') {
+      if (!words.back().empty()) words.emplace_back();
+    } else {
+      words.back() += char(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  if (words.back().empty()) words.pop_back();
+  return words;
+}
+
+// Why a function named `last` is deliberate code: it runs once (construction, loading,
+// conversion, warm-up) or gathers values to show (logging); "" when its name does not say.
+// Precise on purpose: `load_batch`, `build_attention_mask` or `prepare_inputs_for_generation`
+// run every step, so `load`, `build` and `prepare` count only with the word that says what is
+// loaded, built or prepared once.
+std::string roleByName(std::string_view last) {
+  for (const char* m : {"__init__", "__post_init__", "__setstate__", "__new__"})
+    if (last == m) return "one-time set-up `" + std::string(last) + "`";
+  std::vector<std::string> w = nameWords(last);
+  if (w.empty()) return "";
+  auto has = [&](const char* word) { return std::find(w.begin(), w.end(), word) != w.end(); };
+  const std::string& first = w[0];
+  bool once = false;
+  for (const char* f : {"init", "initialize", "initialise", "setup", "configure", "calibrate", "calibration",
+                        "warmup", "export", "convert", "save"})
+    once |= first == f;
+  once |= first == "set" && w.size() > 1 && w[1] == "up";        // set_up
+  once |= first == "warm" && w.size() > 1 && w[1] == "up";       // warm_up
+  once |= first == "reset" && has("parameters");                 // reset_parameters
+  once |= first == "tie" && has("weights");                      // tie_weights
+  once |= first == "post" && w.size() > 1 && w[1] == "init";     // post_init
+  once |= first == "from" && (has("pretrained") || has("config") || has("checkpoint") || has("file"));
+  once |= first == "load" && (w.size() == 1 || has("state") || has("checkpoint") || has("ckpt") ||
+                              has("model") || has("weights") || has("pretrained") || has("adapter") ||
+                              has("from") || has("params") || has("parameters"));
+  once |= (first == "build" || first == "prepare") && w.size() > 1 && w.back() == "model";
+  once |= first == "prepare" && w.back() == "latents";            // prepare_latents: once per pipeline call
+  once |= (first == "quantize" || first == "wrap" || first == "shard") && has("model");
+  once |= first == "capture" && (has("graph") || has("graphs") || has("cudagraph"));  // CUDA-graph capture
+  // Placing a model's parts once (`move_non_experts_to_gpu`); not `move_to_device(batch)`.
+  once |= first == "move" && (has("model") || has("weights") || has("params") || has("parameters") ||
+                              has("experts") || has("modules") || has("buffers"));
+  // Merging an adapter into its base weights (and back) happens once, on request; not
+  // `merge_attention_states`.
+  once |= (first == "merge" || first == "unmerge") && (w.size() == 1 || has("unload") || has("adapter"));
+  if (once) return "one-time set-up `" + std::string(last) + "`";
+  // Functions that gather values to show: `log_all`, `training_log`, `dist_reduce_metrics`,
+  // `print_eviction_stats`. Not math: `log_softmax`, `compute_log_probs`, `log_likelihood`.
+  bool logMath = false;
+  for (const char* m : {"softmax", "prob", "probs", "sigmoid", "likelihood", "det", "normal", "sum", "exp", "space",
+                        "mel", "spec", "scale", "var", "std"})
+    logMath |= w.size() > 1 && w[1] == m;
+  bool logging = ((first == "log" || first == "logging") && !logMath) || first == "print" || w.back() == "log" ||
+                 w.back() == "logging" || (has("metrics") && first != "update");  // not a metric's per-step update
+  return logging ? "logging `" + std::string(last) + "`" : "";
+}
+
+}  // namespace
+
 std::string deliberateRole(std::string_view name) {
   std::string_view last = lastName(name);
   for (const char* m : {"__str__", "__repr__", "__format__", "__rich_repr__", "extra_repr"})
     if (last == m) return "`" + std::string(last) + "`";
-  return "";
+  // A quantization observer (`class AWQObserver(nn.Module)`, torch.ao's `HistogramObserver`)
+  // runs only while calibrating: it records statistics, on the host when it must.
+  if (size_t dot = name.rfind('.'); dot != std::string_view::npos) {
+    std::string_view cls = lastName(name.substr(0, dot));
+    if (cls.ends_with("Observer")) return "calibration `" + std::string(cls) + "`";
+  }
+  return roleByName(last);
 }
 
 bool namesHookRegistration(std::string_view src) {

@@ -18,7 +18,14 @@
 //     (`register_forward_hook`, `register_hook`, `register_comm_hook`...; kHookRegistrations),
 //     by name, as `self.method`, or through `functools.partial(f, ...)`.
 // Deliberate: `__str__`, `__repr__`, `__format__`, `__rich_repr__`, `extra_repr` (formatting
-// for people; a sync there is the price of showing a value).
+// for people; a sync there is the price of showing a value), and one-time set-up, by name:
+// constructors (`__init__`, `__post_init__`), `init*`/`setup*`/`configure*`/`calibrat*`/
+// `warmup*`/`export*`/`convert*`/`save*`, `reset_parameters`, `tie_weights`, `from_pretrained`
+// and `from_config`, `load` of a state, checkpoint, model, weights or adapter
+// (`load_state_dict`, not `load_batch`), `build_model`/`prepare_model`, `prepare_latents`,
+// `quantize_model`, an adapter's `merge`/`unmerge`; and logging: a name starting with `log_`
+// (not `log_softmax`) or `print_`, ending in `_log`, or with the word `metrics`.
+// A hot function inside one (a hook defined in `__init__`) stays hot: DeliberateCode.cpp.
 #pragma once
 #include <string>
 #include <string_view>
@@ -37,6 +44,11 @@ struct FunctionRoles {
   // [first, last] lines of each `raise` statement: its message runs only on failure (like an
   // assertion's message, which the lowering never evaluates).
   std::vector<std::pair<uint32_t, uint32_t>> raises;
+  // [first, last] lines of each statement whose values only go to output: a call of `print`,
+  // a logger (`logger.info`, `logging.warning`), `self.log`/`wandb.log`/`log_*(...)`, a
+  // summary writer's `add_*`, a progress bar's `set_postfix`/`set_description`, an
+  // `*meter.*(...)`; an assignment to a metrics or logs dict (`metrics["loss"] = ...`).
+  std::vector<std::pair<uint32_t, uint32_t>> logging;
 };
 
 // `imports`: the module-level imports (resolve `nn.Module`, `Function`).

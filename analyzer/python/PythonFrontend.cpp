@@ -1,5 +1,6 @@
 #include "python/PythonFrontend.h"
 
+#include <cctype>
 #include <memory>
 
 #include "python/PyFunctionRoles.h"
@@ -54,6 +55,21 @@ TSNode unwrapDecorated(TSNode n) {
   return is(n, "decorated_definition") ? field(n, "definition") : n;
 }
 
+// A kernel compiled for the GPU (`@cuda.jit`, `@numba.cuda.jit(device=True)`, `@triton.jit`):
+// its body runs on the device, where indexing a tensor reads device memory directly — nothing
+// in it is a host sync, a launch or a stream, so it is not lowered at all.
+bool isDeviceKernel(TSNode s, std::string_view src) {
+  if (!is(s, "decorated_definition")) return false;
+  for (TSNode d : NamedChildren(s)) {
+    if (!is(d, "decorator")) continue;
+    std::string_view t = text(d, src);
+    t = t.substr(0, t.find('('));
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
+    if (t.ends_with("cuda.jit") || t.ends_with("triton.jit")) return true;
+  }
+  return false;
+}
+
 class ModuleLowering {
  public:
   ModuleLowering(const SourceFile& file, model::Module& m, const ProjectKnowledge& k, bool projectUsesCuda)
@@ -68,6 +84,7 @@ class ModuleLowering {
     collect(root);
     roles_ = findFunctionRoles(root, mc_.src, mc_.imports);
     m_.failureOnly = roles_.raises;
+    m_.loggingOnly = roles_.logging;
     model::Function& top = newFunction("<module>", root);
     Lowerer low(mc_, top, "");
     low.lowerBlock(root);
@@ -127,6 +144,7 @@ class ModuleLowering {
     std::vector<TSNode> later;
     for (TSNode s : NamedChildren(block)) {
       TSNode d = unwrapDecorated(s);
+      if (isDeviceKernel(s, mc_.src)) continue;
       if (is(d, "function_definition")) {
         std::string n(text(field(d, "name"), mc_.src));
         // __init__ first: the attributes it sets (streams, buffers) inform the other methods.

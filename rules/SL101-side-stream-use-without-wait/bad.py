@@ -49,3 +49,11 @@ def through_the_accelerator(x: torch.Tensor):
         z = y + 1  # expect: SL101
     get_accelerator().current_stream().wait_stream(s)
     return z
+
+
+def per_stream_chunks(chunk_streams):
+    # Streams picked from a list with no wait at all: nothing orders them after `x`.
+    x = torch.randn(4, 8, device="cuda")
+    for i in range(4):
+        with torch.cuda.stream(chunk_streams[i]):
+            y = x.select(0, i) * 2  # expect: SL101

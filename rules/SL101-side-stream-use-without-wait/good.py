@@ -103,3 +103,18 @@ def barrier_before_the_region(n: int):
     with torch.cuda.stream(side):
         y = x * 2
     return y
+
+
+def ring_steps(kv_parts, side):
+    # Steps alternate between the current stream and `side` (picked from a list), each waiting
+    # on the step before; `side` waited for `q` before the loop.
+    q = torch.randn(4, 8, device="cuda")
+    side.wait_stream(torch.cuda.current_stream())
+    streams = [torch.cuda.current_stream(), side]
+    out = [None, None]
+    for i in range(len(kv_parts)):
+        with torch.cuda.stream(streams[i % 2]):
+            if i > 0:
+                streams[i % 2].wait_stream(streams[(i - 1) % 2])
+            part = q.select(0, i).contiguous()
+            out[i % 2] = part * kv_parts[i]

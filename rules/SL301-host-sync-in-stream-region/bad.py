@@ -6,7 +6,7 @@ side = torch.cuda.Stream()
 def step(x: torch.Tensor):
     with torch.cuda.stream(side):
         y = torch.relu(x)
-        print(f"loss {y.sum().item()}")  # expect: SL301
+        total = y.sum().item()  # expect: SL301
         if y.max() > 10:  # expect: SL301
             y = y / 10
         host = y.cpu()  # expect: SL301

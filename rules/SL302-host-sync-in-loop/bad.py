@@ -20,7 +20,8 @@ def training_loop(model, loss_fn, loader, device):
         inputs = inputs.to(device)  # expect: SL302
         labels = labels.to(device, non_blocking=True)
         loss = loss_fn(model(inputs), labels)
-        print(f"loss {loss.item():.3f}")  # expect: SL302
+        if loss.item() > 1e3:  # expect: SL302
+            break
 
 
 def per_key_index(batch, n):
@@ -96,7 +97,8 @@ class ClippingSGD(torch.optim.Optimizer):
 
 def activation_stats(module, inputs, output):
     peak = torch.zeros(1, device="cuda")
-    print(peak.item())  # expect: SL302
+    if peak.item() > 0:  # expect: SL302
+        output.zero_()
 
 
 def instrument(model):
@@ -108,3 +110,47 @@ class SyncingBlock(torch.nn.Module):
         y = self.inner(x)
         torch.cuda.synchronize()  # expect: SL302
         return y
+
+
+# One-time set-up is left out by name (good.py), but not what it defines to run later, nor
+# functions whose names only look like set-up.
+class Prefetcher(nn.Module):
+    def __init__(self, layers):
+        super().__init__()
+        self.norm = torch.zeros(1, device="cuda")
+
+        def clip_hook(grad):  # runs on every backward
+            if self.norm.item() > 1.0:  # expect: SL302
+                return grad * 0.5
+            return grad
+
+        for p in self.parameters():
+            p.register_hook(clip_hook)
+
+        def gather(params):  # stored on each layer, called per step
+            for p in params:
+                p.data = p.data.to("cuda")  # expect: SL302
+
+        for layer in layers:
+            layer.gather = gather
+
+
+def load_batch(loader, device):
+    # `load_` alone is not set-up: loading the next batch runs every step.
+    for batch in loader:
+        yield batch.to(device)  # expect: SL302
+
+
+def log_probs(x: torch.Tensor):
+    x = x.cuda()
+    for i in range(4):
+        x = x.log()
+        if x.max().item() > 0:  # expect: SL302 (torch's log, not logging)
+            break
+
+
+def small_placeholders(names):
+    # Three elements are a real (blocking) upload, once per name.
+    device = torch.device("cuda")
+    for name in names:
+        bias = torch.Tensor(3).to(device)  # expect: SL302

@@ -30,3 +30,12 @@ def through_helper(loss: torch.Tensor, s):
 def untyped_loss(loss, s):
     with torch.cuda.stream(s):
         loss.backward()  # expect: SL401
+
+
+def unpacked_before_the_region(parts, grad, s):
+    # The same unpack before the region: the forward ran on the current stream.
+    from ops import merge_attentions
+
+    out, lse = merge_attentions(parts)
+    with torch.cuda.stream(s):
+        out.backward(grad)  # expect: SL401

@@ -23,7 +23,9 @@ class BackwardInSideStream : public Rule {
             // A helper that runs the forward and then its backward runs both in this region.
             if (backward && s->backwardOwner && forwardInCallee(*s->backwardOwner, *backward)) continue;
           }
-        if (!backward || backward->srcTemporary || forwardInRegion(f, i, region)) continue;
+        if (!backward || backward->srcTemporary || forwardInRegion(f, i, region) ||
+            (backward == &e && rootsFromCallInRegion(f, i, region)))
+          continue;
         const auto& scope = f.scopes[size_t(region)];
         Finding& out = ctx.report(
             e.loc, "backward runs inside a region on " + scope.stream.describe() +
@@ -46,6 +48,23 @@ class BackwardInSideStream : public Rule {
     for (const auto& v : backward.reads)
       if (producerOf(g, v, at) < 0) return false;
     return true;
+  }
+
+  // `out, lse = merge(parts)` in the region, then `out.backward(g)`: the roots are none of
+  // this function's parameters or attributes and nothing here produced them, but a call in the
+  // region came before — the model does not tie a tuple unpack to its call, and that call is
+  // where they were made, on this stream (bench/precision: judged wrong).
+  static bool rootsFromCallInRegion(const model::Function& f, size_t at, int region) {
+    const auto& e = f.events[at];
+    if (e.reads.empty()) return false;
+    for (const auto& v : e.reads) {
+      if (producerOf(f, v, at) >= 0 || v.find('.') != std::string::npos || v.find('[') != std::string::npos) return false;
+      for (const auto& p : f.params)
+        if (p == v) return false;
+    }
+    for (size_t k = 0; k < at; ++k)
+      if (f.events[k].kind == EventKind::Call && model::scopeWithin(f, f.events[k].scope, region)) return true;
+    return false;
   }
 
   static bool forwardInRegion(const model::Function& f, size_t at, int region) {
