@@ -329,21 +329,30 @@ void Lowerer::lowerIf(TSNode s) {
   ScopeKind kind = looksLikeGuard(cond) ? ScopeKind::Guarded : ScopeKind::Branch;
   const auto before = env_;
   std::vector<std::unordered_map<std::string, Fact>> arms;
-  auto arm = [&](TSNode block, ScopeKind k, TSNode at) {
+  // `if device.type == "cpu":` — what the arm runs is CPU work (`elif device_type == "cpu"`).
+  auto testsForCpu = [&](TSNode c) {
+    std::string_view t = text(c, mc_.src);
+    for (std::string_view w : {"== \"cpu\"", "== 'cpu'", "\"cpu\" ==", "'cpu' =="})
+      if (t.find(w) != std::string_view::npos) return true;
+    return false;
+  };
+  auto arm = [&](TSNode block, ScopeKind k, TSNode at, bool cpu = false) {
     env_ = before;
     int sv = pushScope(k, at);
+    cpuBranch_ += cpu;
     lowerBlock(block);
+    cpuBranch_ -= cpu;
     popScope(sv);
     if (fallsThrough(block)) arms.push_back(std::move(env_));
   };
-  arm(field(s, "consequence"), kind, s);
+  arm(field(s, "consequence"), kind, s, testsForCpu(cond));
   bool hasElse = false;
   for (TSNode c : NamedChildren(s)) {
     if (is(c, "elif_clause")) {
       TSNode ec = field(c, "condition");
       env_ = before;
       condition(ec);
-      arm(field(c, "consequence"), looksLikeGuard(ec) ? ScopeKind::Guarded : ScopeKind::Branch, c);
+      arm(field(c, "consequence"), looksLikeGuard(ec) ? ScopeKind::Guarded : ScopeKind::Branch, c, testsForCpu(ec));
     } else if (is(c, "else_clause")) {
       hasElse = true;
       arm(field(c, "body"), ScopeKind::Branch, c);  // the common path of an interval guard
