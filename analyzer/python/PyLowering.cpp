@@ -336,16 +336,28 @@ void Lowerer::lowerIf(TSNode s) {
       if (t.find(w) != std::string_view::npos) return true;
     return false;
   };
-  auto arm = [&](TSNode block, ScopeKind k, TSNode at, bool cpu = false) {
+  // `if isinstance(out, torch.Tensor):` / `if torch.is_tensor(out):` — a type test.
+  auto testsForTensor = [&](TSNode c) {
+    if (!is(c, "call")) return false;
+    std::string_view fn = text(field(c, "function"), mc_.src);
+    if (fn == "torch.is_tensor") return true;
+    if (fn != "isinstance") return false;
+    TSNode args = field(c, "arguments");
+    TSNode type = ts_node_named_child_count(args) == 2 ? ts_node_named_child(args, 1) : TSNode{};
+    std::string_view t = ts_node_is_null(type) ? "" : text(type, mc_.src);
+    return t == "torch.Tensor" || t == "Tensor";
+  };
+  auto arm = [&](TSNode block, ScopeKind k, TSNode at, bool cpu = false, bool tensor = false) {
     env_ = before;
     int sv = pushScope(k, at);
+    fn_.scopes.back().onlyIfTensor = tensor && k == ScopeKind::Branch;
     cpuBranch_ += cpu;
     lowerBlock(block);
     cpuBranch_ -= cpu;
     popScope(sv);
     if (fallsThrough(block)) arms.push_back(std::move(env_));
   };
-  arm(field(s, "consequence"), kind, s, testsForCpu(cond));
+  arm(field(s, "consequence"), kind, s, testsForCpu(cond), testsForTensor(cond));
   bool hasElse = false;
   for (TSNode c : NamedChildren(s)) {
     if (is(c, "elif_clause")) {

@@ -71,12 +71,15 @@ class HostTimerWithoutSync : public Rule {
         return true;
     return false;
   }
+  // A sync under `if isinstance(out, torch.Tensor):` counts as well: the path that skips it
+  // has no GPU result to wait for (`if isinstance(out, torch.Tensor): out = out.cpu()`).
   static bool reaches(const model::Function& f, int from, int to) {
     if (model::scopeWithin(f, to, from)) return true;
     for (int s = from; s >= 0; s = f.scopes[size_t(s)].parent) {
       if (model::scopeWithin(f, to, s)) return true;
-      auto k = f.scopes[size_t(s)].kind;
-      if (k != model::ScopeKind::Loop && k != model::ScopeKind::StreamRegion) return false;
+      const auto& sc = f.scopes[size_t(s)];
+      if (sc.kind != model::ScopeKind::Loop && sc.kind != model::ScopeKind::StreamRegion && !sc.onlyIfTensor)
+        return false;
     }
     return false;
   }
