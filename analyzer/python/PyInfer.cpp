@@ -10,6 +10,9 @@
 namespace sl::py {
 
 using model::Confidence;
+using model::CopyDir;
+using model::EventKind;
+using model::Tri;
 
 namespace {
 std::string rootOf(const std::string& path) { return path.substr(0, path.find_first_of(".[")); }
@@ -131,6 +134,16 @@ Value Lowerer::toDevice(Value recv, std::string_view method, CallArgs& a) {
                       deviceConfidence(d));
     v.fact.kind = Kind::CudaModule;
     if (!recv.path.empty()) env_[recv.path] = v.fact;  // Module.to/.cuda move in place
+    // `module.cuda(non_blocking=True)`: its parameters were made by its constructor in pageable
+    // host memory, so each copy is staged on this thread anyway (SL304's shape). Pinned
+    // parameters (offloading code pins them) are pinned one by one, not through the module.
+    if (truthy(a.keyword("non_blocking"))) {
+      auto& c = emit(EventKind::Copy, a.call, method == "to" ? "Module.to" : "Module.cuda");
+      c.dir = CopyDir::HostToDevice;
+      c.nonBlocking = true;
+      c.srcPinned = Tri::No;
+      stamp(c, v.fact);
+    }
     return v;
   }
   Value out = copyToDevice(recv, a, method == "to" ? "Tensor.to" : "Tensor.cuda");
