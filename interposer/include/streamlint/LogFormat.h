@@ -61,6 +61,9 @@ enum class RecType : uint16_t {
   Clock = 8,      // CUPTI timestamp <-> CLOCK_MONOTONIC calibration (ClockRecord)
   Thread = 9,     // thread name (text follows)
   Window = 10,    // GPU timing switched on or off (WindowRecord)
+  Access = 11,    // sanitize mode: the device words a launch passed (AccessRecord)
+  Gap = 12,       // sanitize mode: records of this thread were lost (GapRecord)
+  Block = 13,     // sanitize mode: a caching-allocator block event (BlockRecord)
 };
 
 struct RecHeader {
@@ -262,6 +265,54 @@ enum class CuptiState : uint32_t {
   Unavailable = 2,// libcupti not found or refused (message recorded)
   Yielded = 3,    // a user's profiler took CUPTI; GPU timing stopped then
 };
+
+// ---- sanitize mode (SL_SANITIZE=1, `streamlint run --sanitize`; SL904) ----------------------
+// A launch's footprint: the 8-byte words of its parameters (kernelParams, or the `extra` buffer)
+// that fell inside the span of the device allocations seen so far. Written by the launching
+// thread right after the launch's ApiRecord, with the same `corr`. The report resolves the words
+// against the live allocations (Alloc records) or caching-allocator blocks (BlockRecord).
+enum AccessFlags : uint8_t {
+  kAccessExtra = 1,        // the words come from the `extra` argument buffer
+  kAccessNoParamInfo = 2,  // the driver gave no parameter layout: the footprint is unknown
+  kAccessTruncated = 4,    // more words pointed into device memory than a record holds
+};
+inline constexpr int kMaxAccessWords = 64;
+struct AccessRecord {
+  RecHeader h;
+  uint16_t n;        // words that follow
+  uint8_t flags;     // AccessFlags
+  uint8_t reserved;
+  uint64_t corr;     // ApiRecord::corr of the launch
+  // uint64_t words[n];
+};
+static_assert(sizeof(AccessRecord) == 16);
+
+// Records of one thread were dropped (ring full) between fromNs and toNs (CLOCK_MONOTONIC): an
+// ordering edge may be missing there, so the report judges no race that involves that window.
+struct GapRecord {
+  RecHeader h;
+  uint32_t reserved;
+  uint64_t dropped;  // records lost on this thread so far (cumulative)
+  uint64_t fromNs, toNs;
+};
+static_assert(sizeof(GapRecord) == 32);
+
+// One entry of the caching allocator's trace (torch.cuda.memory._record_memory_history without
+// stacks), handed over by the Python side at exit. `realtimeNs` is CLOCK_REALTIME (the allocator's
+// clock, microsecond resolution); FileHeader's (startRealtimeNs, startMonoNs) place it.
+enum class BlockAction : uint8_t {
+  Alloc = 1, FreeRequested = 2, FreeCompleted = 3, SegmentAlloc = 4, SegmentFree = 5,
+  Snapshot = 6,   // the oldest entry the allocator still held: blocks before it are unknown
+};
+struct BlockRecord {
+  RecHeader h;
+  BlockAction action;
+  uint8_t reserved;
+  uint16_t device;
+  uint64_t addr, size, stream;
+  uint64_t realtimeNs;
+};
+static_assert(sizeof(BlockRecord) == 40);
 
 inline constexpr size_t align8(size_t n) { return (n + 7) & ~size_t(7); }
 

@@ -1,0 +1,153 @@
+#include "runtime/RaceMemory.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace sl::runtime {
+
+namespace {
+
+// The allocator's clock is CLOCK_REALTIME in microseconds (and the Python side calibrated it
+// against one fresh allocation); an access can be judged against a block a little more than that
+// early or late.
+constexpr uint64_t kSlackNs = 2000;
+
+bool isAlloc(slog::Api a) {
+  auto c = slog::apiClass(a);
+  return c == slog::ApiClass::Alloc || c == slog::ApiClass::AllocAsync;
+}
+bool isDeviceAlloc(slog::Api a) {  // pinned host memory is not a device unit
+  return isAlloc(a) && a != slog::Api::cudaMallocHost && a != slog::Api::cudaHostAlloc;
+}
+bool isFree(slog::Api a) {
+  auto c = slog::apiClass(a);
+  return (c == slog::ApiClass::Free || c == slog::ApiClass::FreeAsync) && a != slog::Api::cudaFreeHost;
+}
+
+}  // namespace
+
+RaceMemory::RaceMemory(const ProcessLog& log, const ProcessTimeline& t) {
+  if (!log.blocks.empty()) fromBlocks(log, t);
+  else if (log.header.pythonVersion && !log.calls.empty())
+    error_ = "a Python process without the caching allocator's trace (did it end with os._exit, or "
+             "run without `streamlint run --sanitize`?): its launches cannot be placed in tensors";
+  else fromAllocations(t);
+  for (size_t i = 0; i < units_.size(); ++i) {
+    byAlloc_.push_back(int(i));
+    if (units_[i].freeNs) byFree_.push_back(int(i));
+  }
+  auto slack = [](const MemUnit& u) { return u.block ? kSlackNs : 0; };
+  // Born once the call is within the slack after the allocation; dead once it is more than the
+  // slack past the free.
+  std::stable_sort(byAlloc_.begin(), byAlloc_.end(), [&](int a, int b) {
+    return units_[a].allocNs - std::min(units_[a].allocNs, slack(units_[a])) <
+           units_[b].allocNs - std::min(units_[b].allocNs, slack(units_[b]));
+  });
+  std::stable_sort(byFree_.begin(), byFree_.end(), [&](int a, int b) {
+    return units_[a].freeNs + slack(units_[a]) < units_[b].freeNs + slack(units_[b]);
+  });
+}
+
+void RaceMemory::fromBlocks(const ProcessLog& log, const ProcessTimeline& t) {
+  blocks_ = true;
+  // Realtime -> monotonic: exact anchors first (a segment_alloc is the cudaMalloc the log holds,
+  // same address), else the header's pair.
+  int64_t offset = int64_t(log.header.startMonoNs) - int64_t(log.header.startRealtimeNs);
+  std::vector<int64_t> anchors;
+  for (const auto& b : log.blocks) {
+    if (b.action != slog::BlockAction::SegmentAlloc) continue;
+    for (const auto& c : t.calls)
+      if (isAlloc(c.api) && c.a0 == b.addr && c.ret == 0) {
+        anchors.push_back(int64_t(c.exitNs) - int64_t(b.realtimeNs));
+        break;
+      }
+  }
+  if (!anchors.empty()) {
+    std::nth_element(anchors.begin(), anchors.begin() + anchors.size() / 2, anchors.end());
+    offset = anchors[anchors.size() / 2];
+  }
+  auto mono = [&](uint64_t rt) { return uint64_t(int64_t(rt) + offset); };
+  std::map<uint64_t, int> open;  // addr -> unit not yet freed
+  for (const auto& b : log.blocks) {
+    switch (b.action) {
+      case slog::BlockAction::Snapshot:
+        traceBeginNs_ = std::max(traceBeginNs_, mono(b.realtimeNs));
+        break;
+      case slog::BlockAction::Alloc: {
+        MemUnit u;
+        u.lo = b.addr;
+        u.hi = b.addr + b.size;
+        u.allocNs = mono(b.realtimeNs);
+        u.stream = b.stream;
+        u.block = true;
+        open[b.addr] = int(units_.size());
+        units_.push_back(u);
+        break;
+      }
+      case slog::BlockAction::FreeRequested: {
+        auto it = open.find(b.addr);
+        if (it == open.end()) break;
+        units_[it->second].freeNs = mono(b.realtimeNs);
+        open.erase(it);
+        break;
+      }
+      default: break;
+    }
+  }
+}
+
+void RaceMemory::fromAllocations(const ProcessTimeline& t) {
+  std::map<uint64_t, int> open;
+  for (size_t i = 0; i < t.calls.size(); ++i) {
+    const HostCall& c = t.calls[i];
+    if (c.ret != 0) continue;
+    if (isDeviceAlloc(c.api) && c.a0 && c.a2) {
+      MemUnit u;
+      u.lo = c.a0;
+      u.hi = c.a0 + c.a2;
+      u.allocNs = c.enterNs;
+      u.allocCall = int(i);
+      open[c.a0] = int(units_.size());
+      units_.push_back(u);
+    } else if (isFree(c.api)) {
+      auto it = open.find(c.a0);
+      if (it == open.end()) continue;
+      units_[it->second].freeNs = c.enterNs;
+      open.erase(it);
+    }
+  }
+}
+
+void RaceMemory::advance(uint64_t ns) {
+  while (nextAlloc_ < byAlloc_.size()) {
+    int i = byAlloc_[nextAlloc_];
+    const MemUnit& u = units_[i];
+    uint64_t born = u.allocNs - std::min(u.allocNs, u.block ? kSlackNs : 0);
+    if (born > ns) break;
+    live_[u.lo] = i;  // a unit born later at the same address replaces the older one
+    ++nextAlloc_;
+  }
+  while (nextFree_ < byFree_.size()) {
+    int i = byFree_[nextFree_];
+    const MemUnit& u = units_[i];
+    if (u.freeNs + (u.block ? kSlackNs : 0) >= ns) break;
+    auto it = live_.find(u.lo);
+    if (it != live_.end() && it->second == i) live_.erase(it);
+    ++nextFree_;
+  }
+}
+
+int RaceMemory::find(uint64_t addr, uint64_t ns) {
+  if (!usable()) return -1;
+  advance(ns);
+  auto it = live_.upper_bound(addr);
+  if (it == live_.begin()) return -1;
+  --it;
+  const MemUnit& u = units_[it->second];
+  if (addr < u.lo || addr >= u.hi) return -1;
+  // Unfreed units can outlive a newer one at another address that covers them (a trace whose
+  // frees were cut off): the sweep keeps the last born at each start, which is enough here.
+  return it->second;
+}
+
+}  // namespace sl::runtime

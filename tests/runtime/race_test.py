@@ -1,0 +1,128 @@
+"""SL904 (stream races, `streamlint run --sanitize`): `streamlint report` on logs recorded on the
+H200 from examples/races/ (fixtures: rules/SL904-*/ and tests/runtime/fixtures/sanitize/), and,
+where a GPU is found, recorded live (exit 77 without one).
+
+    race_test.py SCENARIO --streamlint BIN
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+FIX = os.path.join(HERE, "fixtures", "sanitize")
+RULE = os.path.join(ROOT, "rules", "SL904-unordered-cross-stream-access")
+EXAMPLES = os.path.join(ROOT, "examples", "races")
+SKIP = 77
+A = None
+
+# What each example must give: (kind, line of the finding, line of the other access), or None.
+EXPECTED = {
+    "bad/missing_wait.py": ("missing-wait", 10, 8),
+    "bad/missing_join.py": ("missing-join", 11, 10),
+    "bad/missing_record_stream.py": ("missing-record-stream", 10, 12),
+    "bad/missing_event_wait.cu": ("missing-wait", 27, 22),
+    "fixed/missing_wait.py": None,
+    "fixed/missing_join.py": None,
+    "fixed/missing_record_stream.py": None,
+    "fixed/missing_event_wait.cu": None,
+}
+
+
+def check(cond, msg):
+    if not cond:
+        sys.exit("FAIL: " + msg)
+
+
+def races(log_dir):
+    p = subprocess.run([A.streamlint, "report", log_dir, "--format", "json"], capture_output=True, text=True)
+    check(p.returncode in (0, 1), f"report {log_dir} exited {p.returncode}: {p.stderr}")
+    check("SL904 checked" in p.stderr, f"{log_dir}: the race check must have run: {p.stderr}")
+    check("not judged" not in p.stderr, f"{log_dir}: {p.stderr}")
+    return [f for f in json.loads(p.stdout)["findings"] if f["rule"] == "SL904"]
+
+
+def expect(example, found):
+    want = EXPECTED[example]
+    if want is None:
+        check(not found, f"{example}: no SL904 expected, got {[f['message'] for f in found]}")
+        return
+    kind, line, other = want
+    hits = [f for f in found if f["properties"]["kind"] == kind and f["line"] == line
+            and os.path.basename(f["path"]) == os.path.basename(example)]
+    check(len(hits) == 1, f"{example}: one {kind} at line {line} expected, got "
+          f"{[(f['properties']['kind'], f['path'], f['line']) for f in found]}")
+    # The same bug can race more than one pair (the allocator may hand the freed memory to another
+    # line's tensor in another step): every finding must be of the example's kind.
+    check(all(f["properties"]["kind"] == kind for f in found),
+          f"{example}: only {kind} expected, got {[f['properties']['kind'] for f in found]}")
+    lines = hits[0]["properties"]["lines"]
+    check(any(l.endswith(f":{other}") for l in lines), f"{example}: the other access at line {other}: {lines}")
+
+
+def fixture_rule_logs(tmp):
+    expect("bad/missing_wait.py", races(os.path.join(RULE, "bad.slog")))
+    expect("fixed/missing_wait.py", races(os.path.join(RULE, "good.slog")))
+
+
+def fixture_logs(tmp):
+    for kind in ("bad", "fixed"):
+        for ex in ("missing_join", "missing_record_stream"):
+            expect(f"{kind}/{ex}.py", races(os.path.join(FIX, f"h200-{kind}-{ex}.slog")))
+    cuda = os.path.join(FIX, "h200-bad-missing_event_wait.slog")
+    if os.path.exists(cuda):
+        expect("bad/missing_event_wait.cu", races(cuda))
+        expect("fixed/missing_event_wait.cu", races(os.path.join(FIX, "h200-fixed-missing_event_wait.slog")))
+
+
+def have_gpu():
+    if shutil.which("nvidia-smi") is None:
+        return False
+    r = subprocess.run([sys.executable, "-c", "import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)"],
+                       capture_output=True)
+    return r.returncode == 0
+
+
+def record(tmp, name, cmd):
+    out = os.path.join(tmp, name.replace("/", "-"))
+    p = subprocess.run([A.streamlint, "run", "--sanitize", "--out", out, "--"] + cmd, capture_output=True, text=True)
+    check(p.returncode == 0, f"{cmd} under streamlint run --sanitize exited {p.returncode}: {p.stderr}")
+    return out
+
+
+def gpu_examples(tmp):
+    """Every example of examples/races recorded live: each bad one gives its race, no fixed one any."""
+    if not have_gpu():
+        return SKIP
+    for ex in EXPECTED:
+        if ex.endswith(".py"):
+            expect(ex, races(record(tmp, ex, [sys.executable, os.path.join(EXAMPLES, ex)])))
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    if os.path.exists(nvcc):
+        src = os.path.join(EXAMPLES, "bad", "missing_event_wait.cu")
+        for kind, flags in (("bad", []), ("fixed", ["-DFIXED"])):
+            exe = os.path.join(tmp, kind + "_cu")
+            subprocess.run([nvcc, "-g", "-O0", "-cudart", "shared", *flags, "-o", exe, src], check=True)
+            expect(f"{kind}/missing_event_wait.cu", races(record(tmp, kind + "-cu", [exe])))
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    ap.add_argument("scenario")
+    ap.add_argument("--streamlint", required=True)
+    A = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        rc = globals()[A.scenario](tmp)
+    if rc == SKIP:
+        print("SKIP: no GPU")
+        sys.exit(SKIP)
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
