@@ -24,6 +24,14 @@ bool isFree(slog::Api a) {
   return (c == slog::ApiClass::Free || c == slog::ApiClass::FreeAsync) && a != slog::Api::cudaFreeHost;
 }
 
+// torch's caching allocator carves tensors out of large cudaMalloc segments: without its block
+// trace a segment would stand for every tensor in it, and unrelated tensors would look shared.
+bool usesCachingAllocator(const ProcessLog& log) {
+  for (const auto& m : log.modules)
+    if (m.path.find("libc10_cuda.so") != std::string::npos) return true;
+  return false;
+}
+
 }  // namespace
 
 RaceMemory::RaceMemory(const ProcessLog& log, const ProcessTimeline& t) {
@@ -31,6 +39,9 @@ RaceMemory::RaceMemory(const ProcessLog& log, const ProcessTimeline& t) {
   else if (log.header.pythonVersion && !log.calls.empty())
     error_ = "a Python process without the caching allocator's trace (did it end with os._exit, or "
              "run without `streamlint run --sanitize`?): its launches cannot be placed in tensors";
+  else if (usesCachingAllocator(log))
+    error_ = "a LibTorch program: its tensors live in the caching allocator's segments, whose blocks "
+             "are not traced for native programs yet, so its launches cannot be placed in tensors";
   else fromAllocations(t);
   for (size_t i = 0; i < units_.size(); ++i) {
     byAlloc_.push_back(int(i));

@@ -63,6 +63,7 @@ struct Shadow {
 struct Race {
   Kind kind;
   int callX, callY, streamX, streamY, unit;
+  bool xWrites;  // the earlier access is the unit's write (else a read)
 };
 
 constexpr uint64_t kLegacy = 0;
@@ -151,8 +152,8 @@ class Checker {
   bool unordered(const Access& x, int s, const Vc& clock) const {
     return x.call >= 0 && x.stream != s && at(clock, x.stream) < x.epoch;
   }
-  void report(Kind k, const Access& x, int callY, int streamY, int unit) {
-    races_.push_back({k, x.call, callY, x.stream, streamY, unit});
+  void report(Kind k, const Access& x, int callY, int streamY, int unit, bool xWrites) {
+    races_.push_back({k, x.call, callY, x.stream, streamY, unit, xWrites});
   }
 
   const ProcessLog& log_;
@@ -262,10 +263,10 @@ void Checker::access(int i, int s, const Vc& clock, uint64_t addr, uint64_t ns, 
   // Units are looked up again after checkReuse (it may erase other shadows, never this one).
   Shadow& cur = shadow_[u];
   if (unordered(cur.write, s, clock))
-    report(isDefault(s) && !isDefault(cur.write.stream) ? Kind::MissingJoin : Kind::MissingWait, cur.write, i, s, u);
+    report(isDefault(s) && !isDefault(cur.write.stream) ? Kind::MissingJoin : Kind::MissingWait, cur.write, i, s, u, true);
   if (write) {
     for (const Access& r : cur.reads)
-      if (unordered(r, s, clock)) report(Kind::MissingWait, r, i, s, u);
+      if (unordered(r, s, clock)) report(Kind::MissingWait, r, i, s, u, false);
     cur.write = me;
     cur.reads.clear();
   } else {
@@ -293,10 +294,9 @@ void Checker::checkReuse(int unit, int i, int s, const Vc& clock) {
   }
   for (auto it : old) {
     const Shadow& sh = shadow_[it->second];
-    std::vector<Access> prior = sh.reads;
-    prior.push_back(sh.write);
-    for (const Access& x : prior)
-      if (unordered(x, s, clock)) report(Kind::MissingRecordStream, x, i, s, it->second);
+    for (const Access& x : sh.reads)
+      if (unordered(x, s, clock)) report(Kind::MissingRecordStream, x, i, s, it->second, false);
+    if (unordered(sh.write, s, clock)) report(Kind::MissingRecordStream, sh.write, i, s, it->second, true);
     shadow_.erase(it->second);
     live_.erase(it);
   }
@@ -393,7 +393,7 @@ std::vector<Finding> findingsOf(const Checker& k, const ProcessTimeline& t) {
     bool python = pythonAt(t, placeCall);
     switch (r.kind) {
       case Kind::MissingWait:
-        f.message = "missing wait: this line uses on " + sy + " " + what + " that " + sx + " accesses at " + x +
+        f.message = "missing wait: this line uses on " + sy + " " + what + " that " + sx + (r.xWrites ? " writes at " : " reads at ") + x +
                     ", and nothing orders the two" + times + ": " + sy + " can run before " + sx +
                     " is done with it, and read or overwrite it early; " + fixFor(r.kind, python, sx, sy);
         break;

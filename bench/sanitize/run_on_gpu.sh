@@ -30,6 +30,7 @@ for kind in bad fixed; do
     record $L/logs/$kind-$ex timeout 120 python $D/examples/races/$kind/$ex.py > $L/logs/$kind-$ex.out 2>&1
     report $L/logs/$kind-$ex >> $L/logs/$kind-$ex.out 2>&1
     log "  rc $? SL904: $(grep -c '\[SL904\]' $L/logs/$kind-$ex.out)"
+    [ -n "${NOCSAN:-}" ] && continue
     log "CSAN $kind/$ex"
     TORCH_CUDA_SANITIZER=1 timeout 300 python $D/examples/races/$kind/$ex.py > $L/logs/csan-$kind-$ex.out 2>&1
     log "  rc $? CSAN errors: $(grep -c 'CSAN detected' $L/logs/csan-$kind-$ex.out)"
@@ -52,6 +53,7 @@ log "probe: $(cat $L/logs/trace_probe.out | tail -1)"
 log "short training loop (${SHORT:-30} steps) for the fixtures"
 record $L/logs/train-short timeout 120 python $D/examples/races/fixed/side_stream_training.py --steps ${SHORT:-30} > $L/logs/train-short.out 2>&1
 report $L/logs/train-short >> $L/logs/train-short.out 2>&1
+cp /tmp/bad_cu /tmp/good_cu $L/logs/ 2>/dev/null  # the CUDA logs' binaries, for --symbols
 tar czf $O/logs.tgz -C $L logs
 [ -n "${QUICK:-}" ] && { log "quick: done"; exit 0; }
 if [ -x $SL ] && [ -f $D/tests/runtime/race_test.py ]; then
@@ -60,20 +62,24 @@ if [ -x $SL ] && [ -f $D/tests/runtime/race_test.py ]; then
   log "  rc $? $(tail -1 $O/gpu_races.txt)"
 fi
 log "CSAN on the training loop (50 steps)"
-TORCH_CUDA_SANITIZER=1 timeout 120 python $D/examples/races/fixed/side_stream_training.py --steps 50 > $O/csan_train.txt 2>&1
-log "  rc $? CSAN errors: $(grep -c 'CSAN detected' $O/csan_train.txt)"
+[ -z "${NOCSAN:-}" ] && TORCH_CUDA_SANITIZER=1 timeout 120 python $D/examples/races/fixed/side_stream_training.py --steps 50 > $O/csan_train.txt 2>&1
+log "  rc $? CSAN errors: $(grep -c 'CSAN detected' $O/csan_train.txt 2>/dev/null)"
 log "training loop ${STEPS:-2000} steps under --sanitize"
 T=$D/examples/races/fixed/side_stream_training.py
 record /tmp/train-san timeout 300 python $T --steps ${STEPS:-2000} > $O/train.out 2>&1
 log "  rc $?; log bytes $(du -sb /tmp/train-san | cut -f1)"
 ( time timeout 200 $SL report /tmp/train-san ) >> $O/train.out 2>&1
 log "  report rc $? SL904: $(grep -c '\[SL904\]' $O/train.out)"
+# Overhead, interleaved rounds: host recording alone (GPU timing off) and with the default
+# sampled GPU timing past its first window (--gpu-first 100ms), with and without --sanitize.
 for r in $(seq ${REPS:-3}); do
-  for mode in plain default sanitize; do
+  for mode in plain off sanitize-off sampled sanitize-sampled; do
     case $mode in
       plain) timeout 120 python $T --steps 400 --time ;;
-      default) timeout 120 $SL run --out /tmp/ov-$r-$mode -- python $T --steps 400 --time ;;
-      sanitize) record /tmp/ov-$r-$mode timeout 120 python $T --steps 400 --time ;;
+      off) timeout 120 $SL run --gpu-timing off --out /tmp/ov-$r-$mode -- python $T --steps 400 --time ;;
+      sanitize-off) timeout 120 $SL run --sanitize --gpu-timing off --out /tmp/ov-$r-$mode -- python $T --steps 400 --time ;;
+      sampled) timeout 120 $SL run --gpu-first 100ms --out /tmp/ov-$r-$mode -- python $T --steps 400 --time ;;
+      sanitize-sampled) timeout 120 $SL run --sanitize --gpu-first 100ms --out /tmp/ov-$r-$mode -- python $T --steps 400 --time ;;
     esac 2>&1 | grep "mean step" | sed "s/^/$mode round $r: /" | tee -a $O/overhead.txt
   done
 done

@@ -38,11 +38,11 @@ def check(cond, msg):
         sys.exit("FAIL: " + msg)
 
 
-def races(log_dir):
-    p = subprocess.run([A.streamlint, "report", log_dir, "--format", "json"], capture_output=True, text=True)
+def races(log_dir, *extra):
+    p = subprocess.run([A.streamlint, "report", log_dir, "--format", "json", *extra], capture_output=True, text=True)
     check(p.returncode in (0, 1), f"report {log_dir} exited {p.returncode}: {p.stderr}")
     check("SL904 checked" in p.stderr, f"{log_dir}: the race check must have run: {p.stderr}")
-    check("not judged" not in p.stderr, f"{log_dir}: {p.stderr}")
+    check("SL904 not judged for" not in p.stderr, f"{log_dir}: {p.stderr}")
     return [f for f in json.loads(p.stdout)["findings"] if f["rule"] == "SL904"]
 
 
@@ -74,9 +74,66 @@ def fixture_logs(tmp):
         for ex in ("missing_join", "missing_record_stream"):
             expect(f"{kind}/{ex}.py", races(os.path.join(FIX, f"h200-{kind}-{ex}.slog")))
     cuda = os.path.join(FIX, "h200-bad-missing_event_wait.slog")
-    if os.path.exists(cuda):
-        expect("bad/missing_event_wait.cu", races(cuda))
-        expect("fixed/missing_event_wait.cu", races(os.path.join(FIX, "h200-fixed-missing_event_wait.slog")))
+    sym = ("--symbols", os.path.join(FIX, "bin"))  # the programs, built with -g on the H200
+    expect("bad/missing_event_wait.cu", races(cuda, *sym))
+    expect("fixed/missing_event_wait.cu", races(os.path.join(FIX, "h200-fixed-missing_event_wait.slog"), *sym))
+
+
+def fnv1a32(data):
+    h = 2166136261
+    for b in data:
+        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
+    return h
+
+
+def with_record(src, dst, record):
+    """A copy of the log `src` with one more chunk holding `record` (bytes, 8-aligned)."""
+    import struct
+    chunk = struct.pack("<IIII", 0x4B434C53, len(record), fnv1a32(record), 1) + record
+    with open(src, "rb") as f, open(dst, "wb") as g:
+        g.write(f.read() + chunk)
+
+
+def with_gap(src, dst, from_ns, to_ns):
+    """... with a GapRecord: records lost from from_ns to to_ns."""
+    import struct
+    with_record(src, dst, struct.pack("<HHIQQQ", 12, 32, 0, 1, from_ns, to_ns))
+
+
+def fixture_libtorch_not_judged(tmp):
+    """A native program that loaded libc10_cuda.so (LibTorch) keeps its tensors in the caching
+    allocator's segments; without the block trace it is not judged (no SL904 from whole
+    segments). The CUDA bad log, given such a module record, must say so and report nothing."""
+    import struct
+    path = b"/opt/libtorch/lib/libc10_cuda.so"
+    body = struct.pack("<HHIQQQ", 3, 0, len(path), 0x7F0000000000, 0x7F0000001000, 0x7F0000002000) + path
+    body += b"\0" * (-len(body) % 8)
+    body = struct.pack("<HH", 3, len(body)) + body[4:]
+    src = os.path.join(FIX, "h200-bad-missing_event_wait.slog")
+    dst = os.path.join(tmp, "libtorch.slog")
+    with_record(src, dst, body)
+    p = subprocess.run([A.streamlint, "report", dst, "--format", "json"], capture_output=True, text=True)
+    found = [f for f in json.loads(p.stdout)["findings"] if f["rule"] == "SL904"]
+    check(not found and "SL904 not judged for" in p.stderr and "LibTorch" in p.stderr,
+          f"a LibTorch program without the block trace must not be judged: {found} {p.stderr}")
+
+
+def fixture_lost_records(tmp):
+    """No SL904 from a window whose records were lost: the bad log with a gap over the whole run
+    gives none (and says so); with a gap that ends before the race, the race is still found."""
+    import struct
+    bad = os.path.join(RULE, "bad.slog")
+    with open(bad, "rb") as f:
+        start_mono = struct.unpack_from("<Q", f.read(64), 48)[0]
+    whole = os.path.join(tmp, "whole.slog")
+    with_gap(bad, whole, start_mono, start_mono + 10**15)
+    p = subprocess.run([A.streamlint, "report", whole, "--format", "json"], capture_output=True, text=True)
+    found = [f for f in json.loads(p.stdout)["findings"] if f["rule"] == "SL904"]
+    check(not found, f"a race inside a lost-record window must not be reported: {found}")
+    check("1 windows" in p.stderr and "not judged" in p.stderr, f"the window must be reported: {p.stderr}")
+    early = os.path.join(tmp, "early.slog")
+    with_gap(bad, early, start_mono, start_mono + 1)
+    expect("bad/missing_wait.py", races(early))
 
 
 def have_gpu():
