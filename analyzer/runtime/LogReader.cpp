@@ -138,6 +138,12 @@ bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log,
         log.sanitize = true;
         break;
       }
+      case slog::RecType::Collective: {
+        slog::CollectiveRecord c;
+        if (!fixedPart(body, h, c, why, "collective record")) return false;
+        log.collectives[c.corr] = c;
+        break;
+      }
       default: break;  // a newer record kind of the same version: skip it by its size
     }
   }

@@ -66,6 +66,8 @@ struct ProcessLog {
   std::unordered_map<uint64_t, LaunchFootprint> footprints;
   std::vector<Gap> gaps;
   std::vector<slog::BlockRecord> blocks;
+  // NCCL calls' communicator, rank, size and root/peer, by the call's corr (every mode).
+  std::unordered_map<uint64_t, slog::CollectiveRecord> collectives;
   std::optional<slog::TrailerRecord> trailer;
   std::vector<std::string> problems;  // truncation or damage, one line each
 

@@ -102,7 +102,8 @@ class Checker {
   bool blocking(int s) {
     if (size_t(s) < blockingCache_.size() && blockingCache_[s] >= 0) return blockingCache_[s];
     if (blockingCache_.size() <= size_t(s)) blockingCache_.resize(s + 1, -1);
-    return blockingCache_[s] = blockingOf(s);
+    blockingCache_[s] = int8_t(blockingOf(s));
+    return blockingCache_[s] != 0;
   }
   bool blockingOf(int s) const {
     uint64_t h = handles_[s];
@@ -240,6 +241,20 @@ void Checker::call(int i, const HostCall& c) {
       for (uint64_t w : f->second.words) access(i, s, clock, w, c.enterNs, false);
       break;
     }
+    case C::Collective: {  // NCCL: exact ranges; the receive buffer is written, the send one read
+      int s = stream(c.stream);
+      Vc clock = op(s);
+      auto info = log_.collectives.find(c.corr);
+      uint64_t n = info != log_.collectives.end() && info->second.nranks > 0 ? uint64_t(info->second.nranks) : 1;
+      uint64_t bytes = c.a2 * slog::ncclTypeBytes(uint32_t(c.kind));
+      uint64_t sendBytes = bytes, recvBytes = bytes;
+      if (c.api == A::ncclAllGather) recvBytes = bytes * n;
+      if (c.api == A::ncclReduceScatter) sendBytes = bytes * n;
+      if (c.api == A::ncclAlltoAll) sendBytes = recvBytes = bytes * n;
+      if (c.a0 && sendBytes) access(i, s, clock, c.a0, c.enterNs, false);
+      if (c.a1 && recvBytes) access(i, s, clock, c.a1, c.enterNs, true);
+      break;
+    }
     case C::GraphLaunch:
       op(stream(c.stream));  // one unit: its own footprint is not recorded
       break;
@@ -342,7 +357,7 @@ bool pythonAt(const ProcessTimeline& t, int call) {
 }
 
 // The fix, in the language of the line that needs it.
-std::string fixFor(Kind k, bool python, const std::string& x, const std::string& y) {
+std::string fixFor(Kind k, bool python, const std::string& x, const std::string& y, bool collective) {
   switch (k) {
     case Kind::MissingWait:
       return python ? "make " + y + " wait before this use: `side.wait_stream(torch.cuda.current_stream())` "
@@ -351,6 +366,11 @@ std::string fixFor(Kind k, bool python, const std::string& x, const std::string&
                       " wait for it before this launch: `cudaEventRecord(ev, producer); "
                       "cudaStreamWaitEvent(consumer, ev, 0);` (LibTorch: `ev.record(producer); ev.block(consumer);`)";
     case Kind::MissingJoin:
+      if (collective)
+        return python ? "wait for the collective before using its result: `work.wait()` on the handle "
+                        "`async_op=True` returned (or `torch.cuda.current_stream().wait_stream(...)`)"
+                      : "wait for the collective before using its result: `work->wait()` (c10d), or an "
+                        "event recorded on its stream after it and `cudaStreamWaitEvent` before this launch";
       return python ? "join before this line: `torch.cuda.current_stream().wait_stream(side)` after the side-stream region"
                     : "join before this launch: `cudaEventRecord(ev, side); cudaStreamWaitEvent(main, ev, 0);`";
     case Kind::MissingRecordStream:
@@ -391,22 +411,23 @@ std::vector<Finding> findingsOf(const Checker& k, const ProcessTimeline& t) {
     placeAt(f, t, loc);
     std::string times = site.count > 1 ? " (" + std::to_string(site.count) + " times in the run)" : "";
     bool python = pythonAt(t, placeCall);
+    bool collectiveX = slog::apiClass(t.calls[r.callX].api) == slog::ApiClass::Collective;
     switch (r.kind) {
       case Kind::MissingWait:
         f.message = "missing wait: this line uses on " + sy + " " + what + " that " + sx + (r.xWrites ? " writes at " : " reads at ") + x +
                     ", and nothing orders the two" + times + ": " + sy + " can run before " + sx +
-                    " is done with it, and read or overwrite it early; " + fixFor(r.kind, python, sx, sy);
+                    " is done with it, and read or overwrite it early; " + fixFor(r.kind, python, sx, sy, collectiveX);
         break;
       case Kind::MissingJoin:
         f.message = "missing join: this line uses on " + sy + " " + what + " that " + sx + " wrote at " + x +
                     ", and " + sy + " never waited for " + sx + times + ": it can read the tensor before the "
-                    "write is done; " + fixFor(r.kind, python, sx, sy);
+                    "write is done; " + fixFor(r.kind, python, sx, sy, collectiveX);
         break;
       case Kind::MissingRecordStream:
         f.message = "missing record_stream: " + what + " is used here on " + sx + ", then freed; the allocator "
                     "handed its memory to new work on " + sy + " at " + y + " while this use could still be "
                     "running" + times + " (the allocator only waits for the stream it allocated on); " +
-                    fixFor(r.kind, python, sx, sy);
+                    fixFor(r.kind, python, sx, sy, collectiveX);
         break;
     }
     f.notes.clear();

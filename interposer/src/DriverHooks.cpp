@@ -172,7 +172,8 @@ CUresult CUDAAPI ourGetProcAddressV1(const char* sym, void** pfn, int ver, cuuin
 // the call is recorded, provided that it is the same libcudart our hooks forward to.
 void* wrapAny(const char* name, void* p);
 void* wrapRuntime(const char* name, void* p) {
-  if (!p || (strncmp(name, "cuda", 4) != 0 && strncmp(name, "__cuda", 6) != 0)) return p;
+  if (!p || (strncmp(name, "cuda", 4) != 0 && strncmp(name, "__cuda", 6) != 0 && strncmp(name, "nccl", 4) != 0))
+    return p;
   for (size_t i = 0; i < size_t(Api::Count); ++i) {
     Api api = Api(i);
     if (strcmp(name, sl::slog::apiName(api)) != 0) continue;

@@ -23,6 +23,7 @@ namespace sl::ip {
 
 extern std::atomic<void*> g_real[size_t(slog::Api::Count)];
 void* resolveReal(slog::Api api);  // RTLD_NEXT lookup, cached in g_real
+void* ncclSymbol(const char* name);  // libnccl.so.2's own definition, wherever it was loaded
 inline void* realFor(slog::Api api) {
   void* p = g_real[size_t(api)].load(std::memory_order_relaxed);
   return p ? p : resolveReal(api);
@@ -203,6 +204,7 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
   }
   // Sanitize mode: the launch's footprint, allocation spans, lost-record windows (Sanitize.h).
   if (__builtin_expect(g_sanitize, 0)) sanitizeAfter(ts, written, cls, int(rc));
+  if (cls == slog::ApiClass::Collective) collectiveAfter(ts, written);  // NCCL (rare calls)
   if (rc != 0) noteResult(api, int(rc));
   --t_depth;
   return rc;

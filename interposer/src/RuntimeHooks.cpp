@@ -4,6 +4,7 @@
 // real symbol only matters if someone calls it, and then they got it from somewhere we saw.
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <string.h>
 
 #include "Hooks.h"
 #include "RealDlsym.h"
@@ -13,9 +14,20 @@ namespace sl::ip {
 std::atomic<void*> g_real[size_t(slog::Api::Count)];
 
 void* resolveReal(slog::Api api) {
-  void* p = realDlsym(RTLD_NEXT, slog::apiName(api));
+  const char* name = slog::apiName(api);
+  void* p = realDlsym(RTLD_NEXT, name);
+  if (!p && strncmp(name, "nccl", 4) == 0) p = ncclSymbol(name);
   if (p) g_real[size_t(api)].store(p, std::memory_order_relaxed);
   return p;
+}
+
+// NCCL often lives in a local scope: torch's extension modules are dlopened RTLD_LOCAL and bring
+// libnccl.so.2 as their dependency, so their calls bind to our exports (the preload's global
+// scope is searched first) while RTLD_NEXT from here cannot see the real ones. Its soname can.
+void* ncclSymbol(const char* name) {
+  static void* lib = nullptr;
+  if (!lib) lib = dlopen("libnccl.so.2", RTLD_NOLOAD | RTLD_LAZY);
+  return lib ? realDlsym(lib, name) : nullptr;
 }
 
 void noteResult(slog::Api api, int rc) {

@@ -29,6 +29,16 @@ inline void stashLaunch(const void* k, void** params, void** extra, KernelHandle
   if (__builtin_expect(g_sanitize, 0)) t_launch = {k, params, extra, kind};
 }
 
+// NCCL calls (NcclHooks.cpp), in every mode: the fill stashes what the CollectiveRecord written
+// after the ApiRecord needs.
+struct CollectiveArgs {
+  void* comm = nullptr;
+  int32_t peer = -1;
+  uint8_t op = 0xff;
+};
+extern __thread CollectiveArgs t_collective __attribute__((tls_model("initial-exec")));
+void collectiveAfter(ThreadState* ts, const slog::ApiRecord* r);
+
 // After a hooked call's record was committed (`r`, or nullptr when it was dropped).
 void sanitizeAfter(ThreadState* ts, const slog::ApiRecord* r, slog::ApiClass cls, int rc);
 

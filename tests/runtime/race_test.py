@@ -26,6 +26,8 @@ EXPECTED = {
     "bad/missing_join.py": ("missing-join", 11, 10),
     "bad/missing_record_stream.py": ("missing-record-stream", 10, 12),
     "bad/missing_event_wait.cu": ("missing-wait", 27, 22),
+    "bad/collective_without_wait.py": ("missing-join", 19, 18),
+    "fixed/collective_without_wait.py": None,
     "fixed/missing_wait.py": None,
     "fixed/missing_join.py": None,
     "fixed/missing_record_stream.py": None,
@@ -136,6 +138,36 @@ def fixture_lost_records(tmp):
     expect("bad/missing_wait.py", races(early))
 
 
+def nccl_local_scope(tmp):
+    """NCCL loaded as torch loads it (a dependency of a library dlopened RTLD_LOCAL): the
+    recorder's exported ncclAllReduce is what the library binds to, and it must still reach the
+    real one (it crashed with SIGSEGV on torch + NCCL before) and record the call with its
+    communicator, rank and size (a CollectiveRecord)."""
+    import struct
+    p = subprocess.run([A.streamlint, "run", "--out", tmp, "--", A.nccl_main, A.nccl_user],
+                       capture_output=True, text=True)
+    check(p.returncode == 0 and "allreduce rc=0" in p.stdout,
+          f"the program must run unchanged under the recorder: rc {p.returncode} {p.stdout} {p.stderr}")
+    logs = [os.path.join(tmp, f) for f in os.listdir(tmp) if f.endswith(".slog")]
+    check(len(logs) == 1, f"one log expected: {logs}")
+    data = open(logs[0], "rb").read()
+    pos, found = struct.unpack_from("<I", data, 12)[0], []
+    while pos + 16 <= len(data):
+        _, nbytes, _, _ = struct.unpack_from("<IIII", data, pos)
+        pos += 16
+        end = pos + nbytes
+        while pos < end:
+            rtype, rbytes = struct.unpack_from("<HH", data, pos)
+            if rtype == 14:  # CollectiveRecord
+                found.append(struct.unpack_from("<BBHiiiIQQ", data, pos + 4))
+            pos += rbytes
+        pos = end
+    check(len(found) == 1, f"one CollectiveRecord expected: {found}")
+    datatype, op, _, peer, rank, nranks, _, _, comm = found[0]
+    check((datatype, op, peer, rank, nranks, comm) == (7, 0, -1, 3, 8, 0x1234),
+          f"communicator, rank and size as the stand-in NCCL reports them: {found[0]}")
+
+
 def have_gpu():
     if shutil.which("nvidia-smi") is None:
         return False
@@ -172,6 +204,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("scenario")
     ap.add_argument("--streamlint", required=True)
+    ap.add_argument("--nccl-main")
+    ap.add_argument("--nccl-user")
     A = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         rc = globals()[A.scenario](tmp)

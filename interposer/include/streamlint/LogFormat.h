@@ -64,6 +64,7 @@ enum class RecType : uint16_t {
   Access = 11,    // sanitize mode: the device words a launch passed (AccessRecord)
   Gap = 12,       // sanitize mode: records of this thread were lost (GapRecord)
   Block = 13,     // sanitize mode: a caching-allocator block event (BlockRecord)
+  Collective = 14,// an NCCL call's communicator, rank and peer (CollectiveRecord)
 };
 
 struct RecHeader {
@@ -94,11 +95,17 @@ struct RecHeader {
   X(cuMemFree, Free) X(cuMemcpyHtoD, Copy) X(cuMemcpyDtoH, Copy) X(cuMemcpyDtoD, Copy) \
   X(cuMemcpyAsync, CopyAsync) X(cuMemcpyHtoDAsync, CopyAsync)                        \
   X(cuMemcpyDtoHAsync, CopyAsync) X(cuStreamWaitEvent, Wait) X(cuEventRecord, Record) \
-  X(cuMemAllocAsync, AllocAsync) X(cuMemFreeAsync, FreeAsync) X(cuGraphLaunch, GraphLaunch)
+  X(cuMemAllocAsync, AllocAsync) X(cuMemFreeAsync, FreeAsync) X(cuGraphLaunch, GraphLaunch)  \
+  X(ncclAllReduce, Collective) X(ncclBroadcast, Collective) X(ncclReduce, Collective)  \
+  X(ncclAllGather, Collective) X(ncclReduceScatter, Collective)                        \
+  X(ncclAlltoAll, Collective) X(ncclSend, Collective) X(ncclRecv, Collective)          \
+  X(ncclGroupStart, CommGroup) X(ncclGroupEnd, CommGroup)
 
 enum class ApiClass : uint8_t {
   Sync, Query, Wait, Record, EventLife, StreamLife, Alloc, Free, AllocAsync, FreeAsync,
-  Copy, CopyAsync, Set, SetAsync, Launch, GraphLaunch
+  Copy, CopyAsync, Set, SetAsync, Launch, GraphLaunch,
+  Collective,  // an NCCL collective or point-to-point call (CollectiveRecord follows)
+  CommGroup,   // ncclGroupStart / ncclGroupEnd
 };
 
 enum class Api : uint16_t {
@@ -143,6 +150,9 @@ enum ApiFlags : uint8_t {
 //            a2 block x|y<<16|z<<32|shared bytes<<48 (capped), nameId the kernel's String id
 //   Record/Wait/Sync on events: a0 the event; Wait: a1 flags
 //   StreamLife/EventLife: a0 the created/destroyed handle
+//   Collective: a0 sendbuff (0 for ncclRecv), a1 recvbuff (0 for ncclSend), a2 the count as
+//            passed (elements; ncclAllGather: per rank sent, ncclReduceScatter: per rank
+//            received, ncclAlltoAll: per peer), kind = ncclDataType_t; a CollectiveRecord follows
 struct ApiRecord {
   RecHeader h;
   Api api;
@@ -313,6 +323,28 @@ struct BlockRecord {
   uint64_t realtimeNs;
 };
 static_assert(sizeof(BlockRecord) == 40);
+
+// Written right after a Collective ApiRecord (same corr), in every mode: what the ApiRecord has no
+// room for. Rank and size come from the communicator (ncclCommUserRank / ncclCommCount).
+struct CollectiveRecord {
+  RecHeader h;
+  uint8_t datatype;  // ncclDataType_t
+  uint8_t redOp;     // ncclRedOp_t (built-in ops; 0xff: none or a custom op)
+  uint16_t reserved;
+  int32_t peer;      // root (ncclBroadcast, ncclReduce), peer (ncclSend, ncclRecv), else -1
+  int32_t rank;      // this process's rank in `comm`, -1 unknown
+  int32_t nranks;    // ranks in `comm`, -1 unknown
+  uint32_t reserved2;
+  uint64_t corr;     // ApiRecord::corr of the call
+  uint64_t comm;     // the ncclComm_t
+};
+static_assert(sizeof(CollectiveRecord) == 40);
+
+// Bytes per element of ncclDataType_t (NCCL 2.x numbering), 0 when unknown.
+inline uint32_t ncclTypeBytes(uint32_t t) {
+  constexpr uint8_t kBytes[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1};
+  return t < sizeof kBytes ? kBytes[t] : 0;
+}
 
 inline constexpr size_t align8(size_t n) { return (n + 7) & ~size_t(7); }
 
