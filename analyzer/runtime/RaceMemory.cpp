@@ -57,6 +57,55 @@ RaceMemory::RaceMemory(const ProcessLog& log, const ProcessTimeline& t) {
   std::stable_sort(byFree_.begin(), byFree_.end(), [&](int a, int b) {
     return units_[a].freeNs + slack(units_[a]) < units_[b].freeNs + slack(units_[b]);
   });
+  if (blocks_) calibrate(log, t);
+}
+
+// The allocator's clock agrees with the recorder's only to within a few hundred microseconds
+// (segment anchors spread by ~170 us on the H200), more than the time between a block's
+// allocation and its first launch. So the trace is moved by the shift that places the most
+// launch words of the run's beginning inside a live block: too late and fresh blocks are not born
+// at their first launch, too early and blocks die before their last.
+void RaceMemory::calibrate(const ProcessLog& log, const ProcessTimeline& t) {
+  constexpr size_t kSample = 20000;
+  constexpr int64_t kStepNs = 2000, kSteps = 200;  // +-400 us
+  std::vector<std::pair<uint64_t, uint64_t>> sample;  // (ns, word)
+  for (const auto& c : t.calls) {
+    if (slog::apiClass(c.api) != slog::ApiClass::Launch) continue;
+    auto f = log.footprints.find(c.corr);
+    if (f == log.footprints.end()) continue;
+    for (uint64_t w : f->second.words) sample.emplace_back(c.enterNs, w);
+    if (sample.size() >= kSample) break;
+  }
+  if (sample.empty()) return;
+  int64_t best = 0;
+  size_t bestHits = 0, bestRun = 0, run = 0;
+  int64_t runStart = 0;
+  for (int64_t k = -kSteps; k <= kSteps; ++k) {
+    int64_t d = k * kStepNs;  // the trace moved by d = the accesses moved by -d
+    resetSweep();
+    size_t hits = 0;
+    for (const auto& [ns, w] : sample) hits += find(w, uint64_t(int64_t(ns) - d)) >= 0;
+    if (hits > bestHits) { bestHits = hits; run = 0; bestRun = 0; }
+    if (hits == bestHits) {  // the middle of the best plateau
+      if (run == 0) runStart = d;
+      ++run;
+      if (run > bestRun) { bestRun = run; best = runStart + int64_t(run - 1) * kStepNs / 2; }
+    } else {
+      run = 0;
+    }
+  }
+  resetSweep();
+  shiftNs_ = best;
+  for (auto& u : units_) {
+    u.allocNs = uint64_t(int64_t(u.allocNs) + best);
+    if (u.freeNs) u.freeNs = uint64_t(int64_t(u.freeNs) + best);
+  }
+  traceBeginNs_ = traceBeginNs_ ? uint64_t(int64_t(traceBeginNs_) + best) : 0;
+}
+
+void RaceMemory::resetSweep() {
+  nextAlloc_ = nextFree_ = 0;
+  live_.clear();
 }
 
 void RaceMemory::fromBlocks(const ProcessLog& log, const ProcessTimeline& t) {

@@ -33,17 +33,21 @@ class RaceMemory {
   const MemUnit& unit(int i) const { return units_[i]; }
   bool blocks() const { return blocks_; }
   uint64_t traceBeginNs() const { return traceBeginNs_; }
+  int64_t clockShiftNs() const { return shiftNs_; }  // what calibration moved the block trace by
 
  private:
   void fromBlocks(const ProcessLog& log, const ProcessTimeline& t);
   void fromAllocations(const ProcessTimeline& t);
   void advance(uint64_t ns);
+  void resetSweep();
+  void calibrate(const ProcessLog& log, const ProcessTimeline& t);
   std::vector<MemUnit> units_;
   std::vector<int> byAlloc_, byFree_;  // unit ids by allocation and by free time (freed ones)
   size_t nextAlloc_ = 0, nextFree_ = 0;
   std::map<uint64_t, int> live_;       // lo -> the unit born last at lo, alive at the sweep's time
   bool blocks_ = false;
   uint64_t traceBeginNs_ = 0;  // the allocator trace's oldest entry: earlier blocks are unknown
+  int64_t shiftNs_ = 0;
   std::string error_;
 };
 
