@@ -73,7 +73,7 @@ def fixture_rule_logs(tmp):
 
 def fixture_logs(tmp):
     for kind in ("bad", "fixed"):
-        for ex in ("missing_join", "missing_record_stream"):
+        for ex in ("missing_join", "missing_record_stream", "collective_without_wait"):
             expect(f"{kind}/{ex}.py", races(os.path.join(FIX, f"h200-{kind}-{ex}.slog")))
     cuda = os.path.join(FIX, "h200-bad-missing_event_wait.slog")
     sym = ("--symbols", os.path.join(FIX, "bin"))  # the programs, built with -g on the H200
