@@ -113,6 +113,37 @@ bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log,
         log.windows.push_back(w);
         break;
       }
+      case slog::RecType::Access: {
+        slog::AccessRecord a;
+        if (!fixedPart(body, h, a, why, "access record")) return false;
+        if (sizeof a + 8u * a.n > h.bytes) { why = "access record words cut off"; return false; }
+        LaunchFootprint& f = log.footprints[a.corr];
+        f.flags = a.flags;
+        f.words.resize(a.n);
+        std::memcpy(f.words.data(), body + sizeof a, 8u * a.n);
+        log.sanitize = true;
+        break;
+      }
+      case slog::RecType::Gap: {
+        slog::GapRecord g;
+        if (!fixedPart(body, h, g, why, "gap record")) return false;
+        log.gaps.push_back({tid, g.fromNs, g.toNs, g.dropped});
+        log.sanitize = true;
+        break;
+      }
+      case slog::RecType::Block: {
+        slog::BlockRecord b;
+        if (!fixedPart(body, h, b, why, "block record")) return false;
+        log.blocks.push_back(b);
+        log.sanitize = true;
+        break;
+      }
+      case slog::RecType::Collective: {
+        slog::CollectiveRecord c;
+        if (!fixedPart(body, h, c, why, "collective record")) return false;
+        log.collectives[c.corr] = c;
+        break;
+      }
       default: break;  // a newer record kind of the same version: skip it by its size
     }
   }

@@ -33,6 +33,16 @@ struct Module {
   uint64_t base = 0, lo = 0, hi = 0;
 };
 
+// Sanitize mode (SL904): a launch's parameter words that point into device memory.
+struct LaunchFootprint {
+  uint8_t flags = 0;  // slog::AccessFlags
+  std::vector<uint64_t> words;
+};
+struct Gap {
+  uint32_t tid = 0;
+  uint64_t fromNs = 0, toNs = 0, dropped = 0;
+};
+
 struct ProcessLog {
   std::string path;
   slog::FileHeader header{};
@@ -49,6 +59,15 @@ struct ProcessLog {
   // off inside a window ends with an `on`: Timeline treats it as timed until the log's end.
   std::vector<slog::WindowRecord> windows;
   std::vector<std::string> messages;  // what the recorder printed while running
+  // Sanitize mode (`streamlint run --sanitize`): footprints by the launch's corr, windows of lost
+  // records, the caching allocator's block trace (Python processes). `sanitize` is true when the
+  // log holds any of them.
+  bool sanitize = false;
+  std::unordered_map<uint64_t, LaunchFootprint> footprints;
+  std::vector<Gap> gaps;
+  std::vector<slog::BlockRecord> blocks;
+  // NCCL calls' communicator, rank, size and root/peer, by the call's corr (every mode).
+  std::unordered_map<uint64_t, slog::CollectiveRecord> collectives;
   std::optional<slog::TrailerRecord> trailer;
   std::vector<std::string> problems;  // truncation or damage, one line each
 

@@ -23,6 +23,7 @@
 #include "runtime/Pairing.h"
 #include "runtime/PerfettoTrace.h"
 #include "runtime/RuntimeRules.h"
+#include "runtime/StreamRaces.h"
 #include "runtime/Symbolizer.h"
 #include "rules/Rule.h"
 
@@ -134,7 +135,9 @@ bool readLogs(const std::vector<std::string>& files, std::vector<ProcessLog>& lo
     ReadOptions ro;
     // Polls (cudaStreamQuery/cudaEventQuery) neither block nor queue work: no analysis reads them,
     // and allocator-heavy programs make millions. Counted, not held (~170 B each in memory).
-    ro.keep = [](const slog::ApiRecord& r) { return slog::apiClass(r.api) != slog::ApiClass::Query; };
+    // A poll that succeeded is kept: it tells the host the work is done, an ordering edge
+    // (SL904; the caching allocator polls record_stream's events before it reuses a block).
+    ro.keep = [](const slog::ApiRecord& r) { return slog::apiClass(r.api) != slog::ApiClass::Query || r.ret == 0; };
     if (!readLog(f, log, error, ro)) {
       std::cerr << "streamlint report: " << error << "\n";
       out.inputErrors.push_back(error);
@@ -210,6 +213,22 @@ void writeOverlapText(std::ostream& os, const RunData& run) {
 
 void applySeverities(std::vector<Finding>& findings, const std::vector<RuleInfo>* rules);
 
+// What the race check (SL904) covered: sanitize logs only; windows of lost records judged nothing.
+void writeRaceSummary(std::ostream& os, const RaceCheckSummary& r, OutputOptions& out) {
+  for (const auto& n : r.notJudged) {
+    os << "streamlint report: SL904 not judged for " << n << "\n";
+    out.inputErrors.push_back("SL904 not judged for " + n);
+  }
+  if (!r.processes) return;
+  os << "streamlint report: SL904 checked " << r.accesses << " accesses to device memory in " << r.processes
+     << (r.processes == 1 ? " process" : " processes");
+  if (r.gaps)
+    os << "; " << r.gaps << " windows (" << humanTime(double(r.gapNs))
+       << ") lost records (ring full) and were not judged (raise SL_RING_KB)";
+  os << "\n";
+  if (r.gaps) out.inputErrors.push_back(std::to_string(r.gaps) + " sanitize windows lost records: no SL904 judged there");
+}
+
 // The streams' busy and overlapped time per process, and what the GPU timing covered when it
 // ran in windows, for JSON "run" and SARIF run.properties.
 nlohmann::json overlapJson(const RunData& run) {
@@ -272,6 +291,9 @@ int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks) {
   for (auto&& batch : {sideStreamNoOverlap(run, o.rules), workOffRegionStream(run),
                        legacyStreamSerialization(run, o.rules)})
     measured.insert(measured.end(), batch.begin(), batch.end());
+  RaceCheckSummary races;
+  for (auto& f : streamRaces(logs, run.timelines, races)) measured.push_back(std::move(f));
+  writeRaceSummary(std::cerr, races, o.out);
   pairWithRun(statics, run, measured);
 
   std::vector<Finding> all = measured;

@@ -25,7 +25,7 @@ namespace sl::runtime {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: streamlint run [--out DIR] [--gpu-timing MODE] [--gpu-sample ON/EVERY]\n"
+    "usage: streamlint run [--out DIR] [--sanitize] [--gpu-timing MODE] [--gpu-sample ON/EVERY]\n"
     "                      [--gpu-first DURATION] -- COMMAND [ARGS...]\n"
     "  Runs COMMAND with libstreamlint_interposer.so preloaded; each process that uses CUDA\n"
     "  writes DIR/<host>-<pid>.slog (DIR defaults to ./streamlint-logs).\n"
@@ -35,6 +35,9 @@ constexpr const char* kUsage =
     "    --gpu-timing always    from the first CUDA call to exit (short runs, exact counts)\n"
     "    --gpu-timing off       host calls only\n"
     "    --gpu-sample ON/EVERY  sampled windows, e.g. 100ms/2s;  --gpu-first DURATION, e.g. 10s\n"
+    "  --sanitize               also record what SL904 (stream races) needs: each launch's device\n"
+    "                           pointers, the caching allocator's blocks (Python), lost-record\n"
+    "                           windows; larger rings (SL_RING_KB=4096 unless set)\n"
     "  Then: streamlint report DIR\n";
 
 // Logs in `dir` written since `since`: a process that never called CUDA leaves none (the
@@ -100,6 +103,26 @@ const Option kOptions[] = {
      "a duration, e.g. 2s or 500ms"},
 };
 
+// Sanitize mode: the recorder's switch, larger rings (a lost record costs a window, not just a
+// count), and the Python side (share/streamlint/python/sitecustomize.py) first on PYTHONPATH so
+// that torch's allocator traces its blocks from CUDA's initialization on.
+bool setUpSanitize() {
+  std::string py = selfDir() + "/../share/streamlint/python";
+  char real[PATH_MAX];
+  if (!realpath((py + "/sitecustomize.py").c_str(), real)) {
+    std::cerr << "streamlint run: --sanitize needs " << py << "/sitecustomize.py, which is missing\n";
+    return false;
+  }
+  std::string dir(real);
+  dir = dir.substr(0, dir.rfind('/'));
+  setenv("SL_SANITIZE", "1", 1);
+  setenv("SL_RING_KB", "4096", 0);
+  std::string path = dir;
+  if (const char* old = getenv("PYTHONPATH"); old && *old) path += std::string(":") + old;
+  setenv("PYTHONPATH", path.c_str(), 1);
+  return true;
+}
+
 pid_t g_child = -1;
 void forward(int sig) {
   if (g_child > 0) kill(g_child, sig);
@@ -110,11 +133,13 @@ void forward(int sig) {
 int runMain(const std::vector<std::string>& args) {
   std::string out = "streamlint-logs";
   std::vector<std::pair<const char*, std::string>> env;  // settings passed to the recorder
+  bool sanitize = getenv("SL_SANITIZE") && *getenv("SL_SANITIZE") && *getenv("SL_SANITIZE") != '0';
   size_t i = 0;
   for (; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") { ++i; break; }
     if (a == "-h" || a == "--help") { std::cout << kUsage; return 0; }
+    if (a == "--sanitize") { sanitize = true; continue; }
     if (a.rfind("-", 0) != 0) break;  // the command starts here (the `--` is optional)
     std::string name = a == "-o" ? "--out" : a.substr(0, a.find('='));
     const Option* opt = nullptr;
@@ -159,6 +184,7 @@ int runMain(const std::vector<std::string>& args) {
   setenv("LD_PRELOAD", preload.c_str(), 1);
   setenv("SL_OUT_DIR", absOut, 1);
   for (const auto& [name, v] : env) setenv(name, v.c_str(), 1);
+  if (sanitize && !setUpSanitize()) return 2;
 
   std::vector<char*> argv;
   for (size_t k = i; k < args.size(); ++k) argv.push_back(const_cast<char*>(args[k].c_str()));

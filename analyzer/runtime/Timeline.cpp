@@ -147,6 +147,8 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
     h.a1 = c->rec.a1;
     h.a2 = c->rec.a2;
     h.ret = c->rec.ret;
+    h.corr = c->rec.corr;
+    h.kind = c->rec.kind;
     h.blocking = isHostBlockingCandidate(c->rec);
     CallSite site = resolveCallSite(log, *c, sym);
     if (site.path != "<unknown>") h.loc = internLoc(t, locIndex, site);

@@ -30,6 +30,8 @@ struct HostCall {
   uint64_t stream = 0;  // the stream handle passed; 0 = legacy default stream
   uint64_t a0 = 0, a1 = 0, a2 = 0;  // per API class, see slog::ApiRecord
   int32_t ret = 0;
+  uint32_t kind = 0;    // copy kind, grid z, NCCL datatype (slog::ApiRecord::kind)
+  uint64_t corr = 0;    // the recorder's sequence number (sanitize footprints are keyed by it)
   int loc = -1;         // index into ProcessTimeline::locations; -1 = unknown
   // Calls without a source line on threads that run none of the user's code (autograd's device
   // threads, NCCL's): the line a user thread last issued a CUDA call from before this call. For

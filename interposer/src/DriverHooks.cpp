@@ -50,10 +50,10 @@ SL_DRV(cuLaunchKernel,
        (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
         unsigned shm, CUstream s, void** p, void** e),
        (f, gx, gy, gz, bx, by, bz, shm, s, p, e), f,
-       r.a0 = u64(f); r.a1 = packGrid(gx, gy); r.kind = gz; r.a2 = packBlock(bx, by, bz, shm);
+       stashLaunch(f, p, e, KernelHandle::FunctionOrKernel); r.a0 = u64(f); r.a1 = packGrid(gx, gy); r.kind = gz; r.a2 = packBlock(bx, by, bz, shm);
        r.stream = u64(s))
 SL_DRV(cuLaunchKernelEx, (const CUlaunchConfig* c, CUfunction f, void** p, void** e), (c, f, p, e), f,
-       r.a0 = u64(f);
+       stashLaunch(f, p, e, KernelHandle::FunctionOrKernel); r.a0 = u64(f);
        if (c) { r.a1 = packGrid(c->gridDimX, c->gridDimY); r.kind = c->gridDimZ;
                 r.a2 = packBlock(c->blockDimX, c->blockDimY, c->blockDimZ, c->sharedMemBytes);
                 r.stream = u64(c->hStream); })
@@ -172,7 +172,8 @@ CUresult CUDAAPI ourGetProcAddressV1(const char* sym, void** pfn, int ver, cuuin
 // the call is recorded, provided that it is the same libcudart our hooks forward to.
 void* wrapAny(const char* name, void* p);
 void* wrapRuntime(const char* name, void* p) {
-  if (!p || (strncmp(name, "cuda", 4) != 0 && strncmp(name, "__cuda", 6) != 0)) return p;
+  if (!p || (strncmp(name, "cuda", 4) != 0 && strncmp(name, "__cuda", 6) != 0 && strncmp(name, "nccl", 4) != 0))
+    return p;
   for (size_t i = 0; i < size_t(Api::Count); ++i) {
     Api api = Api(i);
     if (strcmp(name, sl::slog::apiName(api)) != 0) continue;

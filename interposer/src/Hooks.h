@@ -14,6 +14,7 @@
 #include "GpuWindows.h"
 #include "PythonFrames.h"
 #include "Recorder.h"
+#include "Sanitize.h"
 #include "UserFrames.h"
 
 #define SL_EXPORT extern "C" __attribute__((visibility("default")))
@@ -22,6 +23,7 @@ namespace sl::ip {
 
 extern std::atomic<void*> g_real[size_t(slog::Api::Count)];
 void* resolveReal(slog::Api api);  // RTLD_NEXT lookup, cached in g_real
+void* ncclSymbol(const char* name);  // libnccl.so.2's own definition, wherever it was loaded
 inline void* realFor(slog::Api api) {
   void* p = g_real[size_t(api)].load(std::memory_order_relaxed);
   return p ? p : resolveReal(api);
@@ -180,6 +182,7 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
   // Before reserving the record: a first-seen kernel emits its String record into the ring.
   uint32_t nameId = kernel && g_knobs.names ? kernelNameId(ts, api, kernel) : 0;
   size_t bytes = sizeof(slog::ApiRecord) + sizeof(uint64_t) * nf;
+  const slog::ApiRecord* written = nullptr;
   if (char* p = reserve(ts, bytes)) {
     auto* r = new (p) slog::ApiRecord{};
     r->h = {slog::RecType::Api, uint16_t(bytes)};
@@ -197,7 +200,11 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
     fill(*r);
     memcpy(p + sizeof(slog::ApiRecord), frames, sizeof(uint64_t) * nf);
     commit(ts, bytes);
+    written = r;
   }
+  // Sanitize mode: the launch's footprint, allocation spans, lost-record windows (Sanitize.h).
+  if (__builtin_expect(g_sanitize, 0)) sanitizeAfter(ts, written, cls, int(rc));
+  if (cls == slog::ApiClass::Collective) collectiveAfter(ts, written);  // NCCL (rare calls)
   if (rc != 0) noteResult(api, int(rc));
   --t_depth;
   return rc;

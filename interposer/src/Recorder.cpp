@@ -29,6 +29,7 @@
 
 #include "GpuWindows.h"
 #include "RealDlsym.h"
+#include "Sanitize.h"
 #include "UserFrames.h"
 
 namespace sl::ip {
@@ -377,6 +378,7 @@ void readConfig() {
   g_ringBytes = 4096;
   while (g_ringBytes < ring) g_ringBytes <<= 1;  // power of two: masks instead of divisions
   if (const char* v = Py_VersionPtr()) memcpy(&g_pyVersion, v, 4);
+  sanitizeConfig();
 }
 
 void mkdirs(const char* dir) {

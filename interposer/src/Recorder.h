@@ -58,6 +58,15 @@ struct ScanCacheEntry {
   uint16_t slot[4] = {};      // where, in words above the hook's return-address slot
 };
 
+// A kernel's parameter sizes (sanitize mode: Sanitize.cpp), in bytes, capped at 65535.
+inline constexpr int kMaxParams = 48;
+struct ParamCacheEntry {
+  const void* key = nullptr;  // the kernel handle
+  uint8_t n = 0;
+  bool known = false;
+  uint16_t size[kMaxParams];
+};
+
 // One thread's ring and caches. The owning thread advances `head`, the writer advances `tail`.
 struct ThreadState {
   char* ring = nullptr;
@@ -80,9 +89,14 @@ struct ThreadState {
   uintptr_t stackLo = 0, stackTop = 0;  // the thread's stack; top 0: not looked up, 1: unknown
   uint32_t scans = 0;      // scans made on this thread
   bool userSeen = false;   // one of them found the user's frame
+  // Sanitize mode only (Sanitize.h): kernels' parameter layouts, and when this thread's ring
+  // first dropped a record since the last GapRecord (0: none).
+  PtrCache<ParamCacheEntry, 32> paramCache;  // 128 kernels
+  uint64_t gapFromNs = 0;
 };
 
 extern std::atomic<uint64_t> g_generation;
+extern bool g_sanitize;  // Sanitize.h
 extern __thread ThreadState* t_state __attribute__((tls_model("initial-exec")));
 extern __thread int t_depth __attribute__((tls_model("initial-exec")));
 
@@ -104,6 +118,7 @@ inline char* reserve(ThreadState* ts, size_t bytes) {
   uint64_t pad = off + bytes > ts->ringBytes ? ts->ringBytes - off : 0;
   if (ts->ringBytes == 0 || head + pad + bytes - tail > ts->ringBytes) {
     ts->dropped.fetch_add(1, std::memory_order_relaxed);
+    if (g_sanitize && !ts->gapFromNs) ts->gapFromNs = nowNs();  // an ordering edge may be lost
     return nullptr;
   }
   if (pad) {  // records never straddle the ring's end: fill the rest with a Pad record

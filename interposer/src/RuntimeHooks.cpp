@@ -4,6 +4,7 @@
 // real symbol only matters if someone calls it, and then they got it from somewhere we saw.
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <string.h>
 
 #include "Hooks.h"
 #include "RealDlsym.h"
@@ -13,9 +14,20 @@ namespace sl::ip {
 std::atomic<void*> g_real[size_t(slog::Api::Count)];
 
 void* resolveReal(slog::Api api) {
-  void* p = realDlsym(RTLD_NEXT, slog::apiName(api));
+  const char* name = slog::apiName(api);
+  void* p = realDlsym(RTLD_NEXT, name);
+  if (!p && strncmp(name, "nccl", 4) == 0) p = ncclSymbol(name);
   if (p) g_real[size_t(api)].store(p, std::memory_order_relaxed);
   return p;
+}
+
+// NCCL often lives in a local scope: torch's extension modules are dlopened RTLD_LOCAL and bring
+// libnccl.so.2 as their dependency, so their calls bind to our exports (the preload's global
+// scope is searched first) while RTLD_NEXT from here cannot see the real ones. Its soname can.
+void* ncclSymbol(const char* name) {
+  static void* lib = nullptr;
+  if (!lib) lib = dlopen("libnccl.so.2", RTLD_NOLOAD | RTLD_LAZY);
+  return lib ? realDlsym(lib, name) : nullptr;
 }
 
 void noteResult(slog::Api api, int rc) {
@@ -113,16 +125,16 @@ SL_RT(cudaMemsetAsync, (void* d, int v, size_t n, cudaStream_t st), (d, v, n, st
 // --- launches. torch calls __cudaLaunchKernel (the <<<>>> path of CUDA 13); the handle is a
 // cudaKernel_t whose name the driver gives cheaply once (cached per thread).
 SL_RT(__cudaLaunchKernel, (cudaKernel_t k, dim3 g, dim3 b, void** a, size_t shm, cudaStream_t s),
-      (k, g, b, a, shm, s), k,
+      (k, g, b, a, shm, s), k, stashLaunch(k, a, nullptr, KernelHandle::Kernel);
       r.a0 = u64(k); r.a1 = packGrid(g); r.kind = g.z; r.a2 = packBlock(b, shm); r.stream = u64(s))
 SL_RT(__cudaLaunchKernel_ptsz, (cudaKernel_t k, dim3 g, dim3 b, void** a, size_t shm, cudaStream_t s),
-      (k, g, b, a, shm, s), k,
+      (k, g, b, a, shm, s), k, stashLaunch(k, a, nullptr, KernelHandle::Kernel);
       r.a0 = u64(k); r.a1 = packGrid(g); r.kind = g.z; r.a2 = packBlock(b, shm); r.stream = u64(s))
 SL_RT(cudaLaunchKernel, (const void* f, dim3 g, dim3 b, void** a, size_t shm, cudaStream_t s),
-      (f, g, b, a, shm, s), f,
+      (f, g, b, a, shm, s), f, stashLaunch(f, a, nullptr, KernelHandle::HostStub);
       r.a0 = u64(f); r.a1 = packGrid(g); r.kind = g.z; r.a2 = packBlock(b, shm); r.stream = u64(s))
 SL_RT(cudaLaunchKernelExC, (const cudaLaunchConfig_t* c, const void* f, void** a), (c, f, a), f,
-      r.a0 = u64(f);
+      stashLaunch(f, a, nullptr, KernelHandle::HostStub); r.a0 = u64(f);
       if (c) { r.a1 = packGrid(c->gridDim); r.kind = c->gridDim.z;
                r.a2 = packBlock(c->blockDim, c->dynamicSmemBytes); r.stream = u64(c->stream); })
 SL_RT(cudaGraphLaunch, (cudaGraphExec_t g, cudaStream_t s), (g, s), nullptr,

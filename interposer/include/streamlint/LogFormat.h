@@ -61,6 +61,10 @@ enum class RecType : uint16_t {
   Clock = 8,      // CUPTI timestamp <-> CLOCK_MONOTONIC calibration (ClockRecord)
   Thread = 9,     // thread name (text follows)
   Window = 10,    // GPU timing switched on or off (WindowRecord)
+  Access = 11,    // sanitize mode: the device words a launch passed (AccessRecord)
+  Gap = 12,       // sanitize mode: records of this thread were lost (GapRecord)
+  Block = 13,     // sanitize mode: a caching-allocator block event (BlockRecord)
+  Collective = 14,// an NCCL call's communicator, rank and peer (CollectiveRecord)
 };
 
 struct RecHeader {
@@ -91,11 +95,17 @@ struct RecHeader {
   X(cuMemFree, Free) X(cuMemcpyHtoD, Copy) X(cuMemcpyDtoH, Copy) X(cuMemcpyDtoD, Copy) \
   X(cuMemcpyAsync, CopyAsync) X(cuMemcpyHtoDAsync, CopyAsync)                        \
   X(cuMemcpyDtoHAsync, CopyAsync) X(cuStreamWaitEvent, Wait) X(cuEventRecord, Record) \
-  X(cuMemAllocAsync, AllocAsync) X(cuMemFreeAsync, FreeAsync) X(cuGraphLaunch, GraphLaunch)
+  X(cuMemAllocAsync, AllocAsync) X(cuMemFreeAsync, FreeAsync) X(cuGraphLaunch, GraphLaunch)  \
+  X(ncclAllReduce, Collective) X(ncclBroadcast, Collective) X(ncclReduce, Collective)  \
+  X(ncclAllGather, Collective) X(ncclReduceScatter, Collective)                        \
+  X(ncclAlltoAll, Collective) X(ncclSend, Collective) X(ncclRecv, Collective)          \
+  X(ncclGroupStart, CommGroup) X(ncclGroupEnd, CommGroup)
 
 enum class ApiClass : uint8_t {
   Sync, Query, Wait, Record, EventLife, StreamLife, Alloc, Free, AllocAsync, FreeAsync,
-  Copy, CopyAsync, Set, SetAsync, Launch, GraphLaunch
+  Copy, CopyAsync, Set, SetAsync, Launch, GraphLaunch,
+  Collective,  // an NCCL collective or point-to-point call (CollectiveRecord follows)
+  CommGroup,   // ncclGroupStart / ncclGroupEnd
 };
 
 enum class Api : uint16_t {
@@ -140,6 +150,9 @@ enum ApiFlags : uint8_t {
 //            a2 block x|y<<16|z<<32|shared bytes<<48 (capped), nameId the kernel's String id
 //   Record/Wait/Sync on events: a0 the event; Wait: a1 flags
 //   StreamLife/EventLife: a0 the created/destroyed handle
+//   Collective: a0 sendbuff (0 for ncclRecv), a1 recvbuff (0 for ncclSend), a2 the count as
+//            passed (elements; ncclAllGather: per rank sent, ncclReduceScatter: per rank
+//            received, ncclAlltoAll: per peer), kind = ncclDataType_t; a CollectiveRecord follows
 struct ApiRecord {
   RecHeader h;
   Api api;
@@ -262,6 +275,76 @@ enum class CuptiState : uint32_t {
   Unavailable = 2,// libcupti not found or refused (message recorded)
   Yielded = 3,    // a user's profiler took CUPTI; GPU timing stopped then
 };
+
+// ---- sanitize mode (SL_SANITIZE=1, `streamlint run --sanitize`; SL904) ----------------------
+// A launch's footprint: the 8-byte words of its parameters (kernelParams, or the `extra` buffer)
+// that fell inside the span of the device allocations seen so far. Written by the launching
+// thread right after the launch's ApiRecord, with the same `corr`. The report resolves the words
+// against the live allocations (Alloc records) or caching-allocator blocks (BlockRecord).
+enum AccessFlags : uint8_t {
+  kAccessExtra = 1,        // the words come from the `extra` argument buffer
+  kAccessNoParamInfo = 2,  // the driver gave no parameter layout: the footprint is unknown
+  kAccessTruncated = 4,    // more words pointed into device memory than a record holds
+};
+inline constexpr int kMaxAccessWords = 64;
+struct AccessRecord {
+  RecHeader h;
+  uint16_t n;        // words that follow
+  uint8_t flags;     // AccessFlags
+  uint8_t reserved;
+  uint64_t corr;     // ApiRecord::corr of the launch
+  // uint64_t words[n];
+};
+static_assert(sizeof(AccessRecord) == 16);
+
+// Records of one thread were dropped (ring full) between fromNs and toNs (CLOCK_MONOTONIC): an
+// ordering edge may be missing there, so the report judges no race that involves that window.
+struct GapRecord {
+  RecHeader h;
+  uint32_t reserved;
+  uint64_t dropped;  // records lost on this thread so far (cumulative)
+  uint64_t fromNs, toNs;
+};
+static_assert(sizeof(GapRecord) == 32);
+
+// One entry of the caching allocator's trace (torch.cuda.memory._record_memory_history without
+// stacks), handed over by the Python side at exit. `realtimeNs` is CLOCK_REALTIME (the allocator's
+// clock, microsecond resolution); FileHeader's (startRealtimeNs, startMonoNs) place it.
+enum class BlockAction : uint8_t {
+  Alloc = 1, FreeRequested = 2, FreeCompleted = 3, SegmentAlloc = 4, SegmentFree = 5,
+  Snapshot = 6,   // the oldest entry the allocator still held: blocks before it are unknown
+};
+struct BlockRecord {
+  RecHeader h;
+  BlockAction action;
+  uint8_t reserved;
+  uint16_t device;
+  uint64_t addr, size, stream;
+  uint64_t realtimeNs;
+};
+static_assert(sizeof(BlockRecord) == 40);
+
+// Written right after a Collective ApiRecord (same corr), in every mode: what the ApiRecord has no
+// room for. Rank and size come from the communicator (ncclCommUserRank / ncclCommCount).
+struct CollectiveRecord {
+  RecHeader h;
+  uint8_t datatype;  // ncclDataType_t
+  uint8_t redOp;     // ncclRedOp_t (built-in ops; 0xff: none or a custom op)
+  uint16_t reserved;
+  int32_t peer;      // root (ncclBroadcast, ncclReduce), peer (ncclSend, ncclRecv), else -1
+  int32_t rank;      // this process's rank in `comm`, -1 unknown
+  int32_t nranks;    // ranks in `comm`, -1 unknown
+  uint32_t reserved2;
+  uint64_t corr;     // ApiRecord::corr of the call
+  uint64_t comm;     // the ncclComm_t
+};
+static_assert(sizeof(CollectiveRecord) == 40);
+
+// Bytes per element of ncclDataType_t (NCCL 2.x numbering), 0 when unknown.
+inline uint32_t ncclTypeBytes(uint32_t t) {
+  constexpr uint8_t kBytes[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1};
+  return t < sizeof kBytes ? kBytes[t] : 0;
+}
 
 inline constexpr size_t align8(size_t n) { return (n + 7) & ~size_t(7); }
 
