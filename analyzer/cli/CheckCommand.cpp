@@ -3,8 +3,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 
@@ -104,6 +106,18 @@ int checkMain(const Args& args) {
     configError |= d.ruleId == "config-error";
   }
   if (configError) return 2;
+  // Directories holding nothing to check are an input error, not a clean run (a wrong path).
+  // Files the config excludes are fine (pre-commit names them), and so is an empty @PATHS_FILE
+  // (lintrunner: no files) or, under --diff, C/C++ files skipped as unchanged.
+  if (res.files == 0 && res.diagnostics.empty() && opts.cxx.compileDbDir.empty() && !cli.pathsFromFile &&
+      !opts.cxx.only) {
+    WalkResult found = walkInputs(opts.paths);
+    if (found.python.empty() && found.cpp.empty()) {
+      std::string where;
+      for (const auto& p : opts.paths) where += (where.empty() ? "" : ", ") + p;
+      return fail("no Python or C/C++/CUDA files under " + where);
+    }
+  }
   out.diagnostics = res.diagnostics;
   if (res.cppSkipped && !cli.quiet)
     std::fprintf(stderr, "streamlint: %zu of %zu C/C++ files skipped (could not be parsed)%s\n", res.cppSkipped,
@@ -147,6 +161,10 @@ int checkMain(const Args& args) {
   std::ostream& os = cli.outputFile.empty() ? std::cout : file;
   if (cli.statistics) writeStatistics(os, findings, out);
   else writeFindings(os, findings, out);
+  // A full disk or a closed pipe must not look like success with the findings lost.
+  if (!os.flush())
+    return fail("cannot write the findings to " + (cli.outputFile.empty() ? std::string("standard output") : cli.outputFile) +
+                ": " + std::strerror(errno ? errno : EIO));
   // After an input error "no findings" would read as a clean run: the errors said enough.
   if (!cli.quiet && out.format == Format::Text && findings.empty() && res.diagnostics.empty())
     std::fprintf(stderr, "streamlint: %zu files analysed, no findings%s\n", res.files,

@@ -111,8 +111,8 @@ int parseCheckArgs(const Args& args, CheckCli& cli) {
         return usageError(a + " takes text, concise, json, sarif, github or lintrunner");
     }
     else if (a == "-o" || a == "--output") { if (!value(cli.outputFile)) return usageError(a + " takes a file"); }
-    else if (a == "--select") { if (!value(v)) return usageError("--select takes rule IDs"); opts.select = splitList(v); }
-    else if (a == "--ignore") { if (!value(v)) return usageError("--ignore takes rule IDs"); opts.ignore = splitList(v); }
+    else if (a == "--select") { if (!value(v) || (opts.select = splitList(v)).empty()) return usageError("--select takes rule IDs"); }
+    else if (a == "--ignore") { if (!value(v) || (opts.ignore = splitList(v)).empty()) return usageError("--ignore takes rule IDs"); }
     else if (a == "--config") { if (!value(opts.configFile)) return usageError("--config takes a file"); }
     else if (a == "--write-baseline") { if (!value(cli.writeBaseline)) return usageError("--write-baseline takes a file"); }
     else if (a == "--baseline") { if (!value(cli.baseline)) return usageError("--baseline takes a file"); }
@@ -130,8 +130,9 @@ int parseCheckArgs(const Args& args, CheckCli& cli) {
     else if (a == "--cuda-path") { if (!value(opts.cxx.cudaPath)) return usageError("--cuda-path takes a directory"); }
     else if (a == "--libtorch") { if (!value(opts.cxx.libtorchDir)) return usageError("--libtorch takes a directory"); }
     else if (a == "-j" || a == "--jobs") {
-      if (!value(v) || v.find_first_not_of("0123456789") != std::string::npos || v.empty())
-        return usageError(a + " takes a number");
+      if (!value(v) || v.find_first_not_of("0123456789") != std::string::npos || v.empty() || v.size() > 4 ||
+          std::stoul(v) == 0)
+        return usageError(a + " takes a number of workers from 1 to 9999");
       opts.jobs = unsigned(std::stoul(v));
     }
     else if (a == "--color") cli.color = 1;
@@ -163,6 +164,7 @@ int parseCheckArgs(const Args& args, CheckCli& cli) {
   if (!cli.writeBaseline.empty() && !cli.baseline.empty())
     return usageError("--write-baseline and --baseline cannot be combined");
   if (opts.paths.empty() && opts.cxx.compileDbDir.empty() && !pathsFile) opts.paths.push_back(".");
+  cli.pathsFromFile = pathsFile;
   return -1;
 }
 

@@ -19,6 +19,7 @@ struct CheckCli {
   bool exitZero = false;
   bool quiet = false;
   bool noCache = false;       // --no-cache
+  bool pathsFromFile = false; // inputs came from @PATHS_FILE (lintrunner: an empty list is fine)
   bool fix = false;           // --fix: apply the mechanical fixes (driver/Fixes.h)
   bool fixDiffOnly = false;   // --diff-only (with --fix): print them as a diff, write nothing
   std::string cacheDir;       // --cache-dir DIR ("" = ResultCache::defaultDir())

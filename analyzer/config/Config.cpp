@@ -50,6 +50,8 @@ struct Reader {
 
   bool globs(const std::vector<std::string>& patterns, const std::string& key, std::vector<Glob>& out) {
     for (const auto& p : patterns) {
+      // std::regex recurses per pattern character: a pathological glob would overflow the stack.
+      if (p.size() > 512) return fail(key, "has a glob longer than 512 characters");
       try {
         out.emplace_back(p);
       } catch (const std::regex_error&) {
@@ -65,6 +67,7 @@ struct Reader {
       if (key == "select") {
         c.select.emplace();
         if (!codes(v, key, *c.select)) return false;
+        if (c.select->empty()) return fail(key, "is empty: no rule would run (leave it out to run every rule)");
       } else if (key == "ignore") {
         if (!codes(v, key, c.ignore)) return false;
       } else if (key == "exclude") {

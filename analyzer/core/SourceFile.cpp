@@ -11,6 +11,10 @@ namespace sl {
 
 SourceFile::SourceFile(std::string path, std::string text)
     : path_(std::move(path)), text_(std::move(text)) {
+  // Old Mac line endings (a lone CR) end lines for Python and Clang: make them LF so that every
+  // consumer (tree-sitter counts LFs) agrees on line numbers. Same length: columns are kept.
+  for (size_t i = 0; i < text_.size(); ++i)
+    if (text_[i] == '\r' && (i + 1 == text_.size() || text_[i + 1] != '\n')) text_[i] = '\n';
   lineStarts_.push_back(0);
   for (size_t i = 0; i < text_.size(); ++i)
     if (text_[i] == '\n' && i + 1 < text_.size()) lineStarts_.push_back(uint32_t(i + 1));

@@ -148,6 +148,8 @@ bool loadCompileDb(const std::string& dirOrFile, std::vector<CompileDbEntry>& ou
                    std::string& error) {
   fs::path p = dirOrFile;
   if (isDir(p)) p /= "compile_commands.json";
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec)) { error = "cannot read " + p.string() + ": not a regular file"; return false; }
   std::ifstream in(p);
   if (!in) { error = "cannot read " + p.string(); return false; }
   // Parse without exceptions: this code runs inside a library whose callers may not expect them.

@@ -27,7 +27,7 @@ bool writeBaseline(const std::string& file, const std::vector<Finding>& findings
                        {"line", f.loc.line},
                        {"message", f.message}});
   std::ofstream out(file);
-  out << nlohmann::json{{"tool", "streamlint"}, {"version", 1}, {"findings", entries}}.dump(2) << "\n";
+  out << nlohmann::json{{"tool", "streamlint"}, {"version", 1}, {"findings", entries}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   if (!out) error = file + ": cannot write baseline";
   return bool(out);
 }

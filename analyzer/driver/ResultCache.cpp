@@ -188,7 +188,7 @@ void ResultCache::store(const std::string& key, const CheckResult& res) const {
   const fs::path tmp = results / (key + ".tmp" + std::to_string(::getpid()));
   {
     std::ofstream out(tmp);
-    out << j.dump();
+    out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (!out) { fs::remove(tmp, ec); return; }
   }
   fs::rename(tmp, results / (key + ".json"), ec);

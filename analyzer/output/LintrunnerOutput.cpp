@@ -50,8 +50,8 @@ nlohmann::json message(const Finding& f) {
 }  // namespace
 
 void writeLintrunner(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o) {
-  for (const auto& d : o.diagnostics) os << message(d).dump() << "\n";
-  for (const auto& f : findings) os << message(f).dump() << "\n";
+  for (const auto& d : o.diagnostics) os << message(d).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  for (const auto& f : findings) os << message(f).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace sl

@@ -59,7 +59,7 @@ void writeJson(std::ostream& os, const std::vector<Finding>& findings, const Out
   if (!o.runProperties.is_null()) doc["run"] = o.runProperties;
   // What --check-deliberate-code would add, so a dashboard can say what it does not show.
   if (!o.hidden.empty()) doc["hidden"] = {{"deliberate_code", o.hidden.size()}};
-  os << doc.dump(2) << "\n";
+  os << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 void writeFindings(std::ostream& os, const std::vector<Finding>& findings,
@@ -88,7 +88,7 @@ void writeStatistics(std::ostream& os, const std::vector<Finding>& findings, con
   if (o.format == Format::Json) {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& [id, n] : rows) arr.push_back({{"code", id}, {"name", nameOf(id)}, {"count", n}});
-    os << arr.dump(2) << "\n";
+    os << arr.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
   }
   for (const auto& [id, n] : rows) os << std::setw(6) << n << "  " << id << "  " << nameOf(id) << "\n";

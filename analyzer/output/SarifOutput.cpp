@@ -113,7 +113,7 @@ void writeSarif(std::ostream& os, const std::vector<Finding>& findings, const Ou
   json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", json::array({run})}};
-  os << doc.dump(2) << "\n";
+  os << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // a non-UTF-8 file name must not abort
 }
 
 }  // namespace sl

@@ -91,7 +91,10 @@ const RuleInfo* findRule(const std::string& id) {
 
 bool namesAnyRule(const std::string& code) {
   const std::string want = upper(code);
-  if (want.empty()) return false;
+  // "SL" then digits: "S" or "" would name every rule by accident (`ignore = ["S"]`).
+  if (want.size() < 2 || want.compare(0, 2, "SL") != 0 ||
+      want.find_first_not_of("0123456789", 2) != std::string::npos)
+    return false;
   for (const auto& r : ruleCatalogue())
     if (r.id.rfind(want, 0) == 0) return true;
   return false;

@@ -67,7 +67,8 @@ void attachEvidence(Finding& f, const model::Module& m);
 const std::vector<RuleInfo>& ruleCatalogue();
 // Case-insensitive ("sl302" finds SL302).
 const RuleInfo* findRule(const std::string& id);
-// True when `code` is a rule ID or an ID prefix ("SL3") naming at least one rule, so a typo in
+// True when `code` is a rule ID or an ID prefix ("SL3", "SL": SL then digits) naming at least
+// one rule, so a typo in
 // --select/--ignore or the config never silently selects nothing. Case-insensitive.
 bool namesAnyRule(const std::string& code);
 // A fresh instance of a static rule, or nullptr for runtime-only rules.

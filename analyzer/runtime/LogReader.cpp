@@ -182,6 +182,8 @@ bool readLog(const std::string& path, ProcessLog& log, std::string& error, const
     log.problems.push_back("the file header is cut off");
     return true;
   }
+  in.seekg(0, std::ios::end);
+  const uint64_t fileBytes = uint64_t(in.tellg());
   in.seekg(log.header.headerBytes, std::ios::beg);
   std::vector<char> buf;
   uint64_t offset = log.header.headerBytes;
@@ -192,6 +194,8 @@ bool readLog(const std::string& path, ProcessLog& log, std::string& error, const
     std::string why;
     if (size_t(in.gcount()) < sizeof ch) why = "chunk header cut off";
     else if (ch.magic != slog::kChunkMagic) why = "bad chunk marker";
+    // Checked before allocating: a damaged size must not cost gigabytes.
+    else if (ch.bytes > fileBytes - std::min<uint64_t>(fileBytes, offset + sizeof ch)) why = "chunk cut off";
     else {
       buf.resize(ch.bytes);
       in.read(buf.data(), ch.bytes);

@@ -53,11 +53,20 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 bool listLogs(const std::string& input, std::vector<std::string>& files, std::string& error) {
   struct stat st;
   if (stat(input.c_str(), &st) != 0) { error = input + ": no such file or directory"; return false; }
-  if (!S_ISDIR(st.st_mode)) { files.push_back(input); return true; }
+  if (!S_ISDIR(st.st_mode)) {
+    if (!S_ISREG(st.st_mode)) { error = input + ": not a regular file (a log is a file .slog, or a directory of them)"; return false; }
+    files.push_back(input);
+    return true;
+  }
   DIR* d = opendir(input.c_str());
   if (!d) { error = input + ": cannot read the directory"; return false; }
-  while (dirent* e = readdir(d))
-    if (endsWith(e->d_name, ".slog")) files.push_back(input + "/" + e->d_name);
+  while (dirent* e = readdir(d)) {
+    if (!endsWith(e->d_name, ".slog")) continue;
+    // Opening a FIFO named *.slog would block forever: only regular files are logs.
+    struct stat f;
+    std::string path = input + "/" + e->d_name;
+    if (stat(path.c_str(), &f) == 0 && S_ISREG(f.st_mode)) files.push_back(path);
+  }
   closedir(d);
   std::sort(files.begin(), files.end());
   if (files.empty()) { error = input + ": no .slog logs here (record some with `streamlint run --out " + input + " -- CMD`)"; return false; }

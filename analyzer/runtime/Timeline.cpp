@@ -1,5 +1,6 @@
 #include "runtime/Timeline.h"
 
+#include <cstring>
 #include <algorithm>
 #include <map>
 #include <set>
@@ -119,8 +120,9 @@ const StreamInfo* ProcessTimeline::stream(uint32_t device, uint32_t id) const {
 ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
   ProcessTimeline t;
   t.logPath = log.path;
-  t.host = log.header.host;
-  t.exe = log.header.exe;
+  // Fixed-size fields: a damaged header may lack the NUL, so never read past the field.
+  t.host.assign(log.header.host, strnlen(log.header.host, sizeof log.header.host));
+  t.exe.assign(log.header.exe, strnlen(log.header.exe, sizeof log.header.exe));
   t.pid = log.header.pid;
   t.rank = log.header.rank;
 

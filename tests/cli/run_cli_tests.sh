@@ -145,6 +145,32 @@ expect_in cxx-progress-line "$tmp/err" "streamlint: [1/2] examples/overlap/cuda/
 check cxx-progress-quiet 1 "$SL" check -q examples/overlap/cuda
 expect_not_in cxx-progress-quiet-none "$tmp/err" "[1/2]"
 
+# Hostile input (issue 17): exit 2 with the reason, never a crash or a silent success.
+check jobs-overflow 2 "$SL" check -j 99999999999999999999 examples/python/seed
+check jobs-zero 2 "$SL" check -j 0 examples/python/seed
+mkdir -p "$tmp/dbdir/compile_commands.json"
+check compile-db-is-dir 2 "$SL" check -p "$tmp/dbdir"
+expect_in compile-db-is-dir-msg "$tmp/err" "not a regular file"
+check output-full 2 "$SL" check -o /dev/full examples/python/seed
+expect_in output-full-msg "$tmp/err" "cannot write the findings to /dev/full"
+mkdir -p "$tmp/empty-dir"
+check empty-dir 2 "$SL" check "$tmp/empty-dir"
+expect_in empty-dir-msg "$tmp/err" "no Python or C/C++/CUDA files under"
+check empty-paths-file 0 "$SL" check "@/dev/null"
+for cfg in 'ignore = [""]' 'ignore = ["S"]' 'select = []' "exclude = [\"$(printf '?%.0s' $(seq 600))\"]"; do
+  mkdir -p "$tmp/badcfg" && printf '%s\n' "$cfg" >"$tmp/badcfg/.streamlint.toml" && cp examples/python/seed/*.py "$tmp/badcfg/"
+  check "config '${cfg:0:20}'" 2 "$SL" check "$tmp/badcfg"
+done
+# A file name that is not UTF-8 still gives valid JSON (replacement characters), exit 1.
+mkdir -p "$tmp/latin1name" && cp examples/python/seed/stream_timing_experiment.py "$tmp/latin1name/$(printf 'caf\xe9').py"
+check json-bad-name 1 "$SL" check --no-cache --format json "$tmp/latin1name"
+cp "$tmp/out" "$tmp/bad-name.json"
+check json-bad-name-valid 0 /usr/bin/python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/bad-name.json"
+# Lone-CR line endings: lines are counted as Python counts them.
+printf 'import torch\rx = torch.zeros(1, device="cuda")\rfor i in range(3):\r    x.item()\r' >"$tmp/cr.py"
+check cr-lines 1 "$SL" check --no-cache --format json "$tmp/cr.py"
+expect_in cr-lines-4 "$tmp/out" '"line": 4'
+
 # --fix: SL103 and SL501 have mechanical fixes; --diff-only previews them as a patch git
 # accepts; --fix writes them and checks again (what is left is reported); SARIF, JSON and
 # lintrunner carry them.

@@ -156,6 +156,30 @@ def damaged_logs(tmp):
         open(cut, "wb").write(src[:n])
         p = report(cut, ok=None)
         check(p.returncode in ((2,) if n < 16 else (0, 1)), f"cut at {n}: exit {p.returncode}\n{p.stderr}")
+    # Hostile logs (issue 17): a chunk that claims 4 GiB is damage, not an allocation; a host
+    # name without its NUL is not read past its field; a FIFO named *.slog is not opened.
+    header_bytes = struct.unpack_from("<I", src, 12)[0]
+    huge = bytearray(src[:header_bytes]) + struct.pack("<IIII", struct.unpack_from("<I", src, header_bytes)[0],
+                                                     0xFFFFFFF0, 0, 1) + b"x" * 400
+    huge_path = os.path.join(tmp, "huge.slog")
+    open(huge_path, "wb").write(bytes(huge))
+    p = run(["/usr/bin/env", "bash", "-c", f"ulimit -v 1000000; exec {A.streamlint} report {huge_path}"], ok=None)
+    check(p.returncode in (0, 1) and "cut off" in p.stderr, f"4 GiB chunk: exit {p.returncode}\n{p.stderr}")
+    nonul = bytearray(src)
+    nonul[64:64 + 64] = b"h" * 64  # host: no NUL; exe follows it
+    nonul[128:128 + 256] = b"e" * 256  # exe: no NUL; the first chunk follows
+    nonul_path = os.path.join(tmp, "nonul.slog")
+    open(nonul_path, "wb").write(bytes(nonul))
+    trace = os.path.join(tmp, "nonul.json")
+    report(nonul_path, "--format", "sarif", "--trace", trace, ok=(0, 1))
+    text = open(trace, encoding="utf-8", errors="replace").read()
+    check("h" * 64 + "e" not in text, "host read past its field")
+    check("e" * 256 + '"' in text and "e" * 257 not in text, "exe read past its field")
+    fifo_dir = os.path.join(tmp, "fifo")
+    os.mkdir(fifo_dir)
+    os.mkfifo(os.path.join(fifo_dir, "pipe.slog"))
+    p = subprocess.run([A.streamlint, "report", fifo_dir], capture_output=True, text=True, timeout=30)
+    check(p.returncode == 2 and "no .slog logs" in p.stderr, f"FIFO: exit {p.returncode}\n{p.stderr}")
 
 
 def fork_child(tmp):
