@@ -13,7 +13,7 @@ for t in cmake:cmake ninja:ninja-build g++:g++ npm:npm git:git openssl:openssl; 
 done
 # Libraries and the Clang 19 toolchain: Debian's packages.
 for p in libtree-sitter-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev libgmock-dev \
-         libbenchmark-dev python3-jsonschema llvm-19-dev libclang-19-dev clang-19 libclang-cpp19-dev; do
+         libbenchmark-dev python3-jsonschema python3-yaml python3-venv llvm-19-dev libclang-19-dev clang-19 libclang-cpp19-dev; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$p")
 done
 # Headless browser for the HTML report's test (tests/report): any Chromium or Chrome will do.

@@ -2,14 +2,18 @@
 // them. Options are parsed in CheckOptions.cpp.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 
 #include "cli/CheckOptions.h"
 #include "driver/Baseline.h"
 #include "driver/FileWalk.h"
+#include "driver/Fixes.h"
 #include "driver/GitDiff.h"
+#include "driver/ResultCache.h"
 #include "rules/Rule.h"
 
 namespace sl::cli {
@@ -31,22 +35,64 @@ static bool fatal(const CheckResult& res) {
   return false;
 }
 
+// --fix: write the fixes (or, with --diff-only, print them), then check again: fixed findings
+// are gone and the others' lines may have moved.
+static int applyFixes(const Args& args, const CheckCli& cli, const std::vector<Finding>& findings, bool inputFailed) {
+  FixRun plan = planFixes(findings);
+  if (cli.fixDiffOnly) {
+    for (const auto& [path, ff] : plan.files) std::cout << unifiedDiff(path, ff.before, ff.edits);
+    if (!cli.quiet)
+      std::fprintf(stderr, "streamlint: %zu fixes in %zu files, not applied (--diff-only)\n", plan.fixes, plan.files.size());
+    return inputFailed ? 2 : plan.fixes ? 1 : 0;
+  }
+  size_t skipped = 0;
+  for (const auto& [path, ff] : plan.files) {
+    std::ofstream outFile(path, std::ios::binary | std::ios::trunc);  // keeps the file's mode
+    outFile << applyEdits(ff.before, ff.edits, &skipped);
+    if (!outFile) return fail("cannot write the fixes to " + path);
+  }
+  if (!cli.quiet)
+    std::fprintf(stderr, "streamlint: fixed %zu findings in %zu files%s\n", plan.fixes - skipped, plan.files.size(),
+                 skipped ? " (overlapping fixes left for a second --fix)" : "");
+  Args again;
+  for (const auto& a : args)
+    if (a != "--fix") again.push_back(a);
+  return checkMain(again);
+}
+
 int checkMain(const Args& args) {
   CheckCli cli;
   if (int rc = parseCheckArgs(args, cli); rc >= 0) return rc;
   CheckOptions& opts = cli.check;
   OutputOptions& out = cli.out;
   opts.progress = !cli.quiet && ::isatty(2);
+  opts.progressLines = !cli.quiet && !opts.progress && out.format != Format::Lintrunner;
   out.color = cli.color < 0 ? (cli.outputFile.empty() && ::isatty(1)) : cli.color == 1;
   out.rules = &ruleCatalogue();
-  out.toolCommand = "streamlint check";
+  out.toolCommand = commandLine("streamlint check", args);
+  out.summary = !cli.quiet;
 
   // Ask git first: a bad revision should not cost a whole analysis.
   ChangedLines changed;
   std::string err;
-  if (!cli.diffRev.empty() && !changed.load(cli.diffRev, err)) return fail(err);
+  const std::string where = opts.paths.empty() ? "." : opts.paths.front();
+  if (!cli.diffRev.empty()) {
+    if (!changed.load(cli.diffRev, where, err)) return fail(err);
+    // C/C++ translation units are independent: unchanged ones cannot gain findings on changed
+    // lines, unless a header or build file changed. (Python is project-wide: all of it is read.)
+    opts.cxx.only = changed.cppSourcesToAnalyse();
+  }
 
-  CheckResult res = runCheck(opts);
+  // An unchanged tree is answered from the cache (driver/ResultCache.h).
+  const ResultCache cache(cli.cacheDir);
+  const char* noCacheEnv = std::getenv("STREAMLINT_NO_CACHE");  // benchmarks: always analyse
+  const bool noCache = cli.noCache || (noCacheEnv && *noCacheEnv);
+  const std::string key = noCache ? "" : ResultCache::keyFor(opts);
+  std::optional<CheckResult> cached = cache.load(key);
+  CheckResult res = cached ? std::move(*cached) : runCheck(opts);
+  bool configFailed = std::any_of(res.diagnostics.begin(), res.diagnostics.end(),
+                                  [](const Finding& d) { return d.ruleId == "config-error"; });
+  if (!cached && !configFailed) cache.store(key, res);
   if (opts.dumpModel) std::fputs(res.modelDump.c_str(), stdout);
   // Input problems go to stderr in every format, and into SARIF's notifications and
   // lintrunner's messages too.
@@ -91,6 +137,7 @@ int checkMain(const Args& args) {
     narrow(res.hiddenDeliberate);
   }
   out.hidden = std::move(res.hiddenDeliberate);
+  if (cli.fix) return applyFixes(args, cli, findings, fatal(res));
 
   std::ofstream file;
   if (!cli.outputFile.empty()) {
@@ -100,7 +147,8 @@ int checkMain(const Args& args) {
   std::ostream& os = cli.outputFile.empty() ? std::cout : file;
   if (cli.statistics) writeStatistics(os, findings, out);
   else writeFindings(os, findings, out);
-  if (!cli.quiet && out.format == Format::Text && findings.empty())
+  // After an input error "no findings" would read as a clean run: the errors said enough.
+  if (!cli.quiet && out.format == Format::Text && findings.empty() && res.diagnostics.empty())
     std::fprintf(stderr, "streamlint: %zu files analysed, no findings%s\n", res.files,
                  out.hidden.empty() ? "" : ("; " + hiddenSummary(out.hidden.size())).c_str());
   if (!cli.quiet && res.hiddenUnsure)

@@ -2,6 +2,7 @@
 
 #include "config/Config.h"
 
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -18,9 +19,10 @@ Exit status: 0 no findings, 1 findings, 2 usage, input or config errors (a C/C++
 could not be parsed included, unless --keep-going).
 
 output:
-  --format FORMAT            text (default), json, sarif (SARIF 2.1.0 for code scanning),
-                             github (workflow annotations), lintrunner (LintMessage JSON lines;
-                             exits 0 with findings, as lintrunner expects)
+  --format FORMAT            text (default), concise (one line per finding), json, sarif
+                             (SARIF 2.1.0 for code scanning), github (workflow annotations),
+                             lintrunner (LintMessage JSON lines; exits 0 with findings, as
+                             lintrunner expects); --output-format is the same option
   -o, --output FILE          write findings to FILE instead of stdout
   --statistics               print the number of findings per rule instead of the findings
   --color / --no-color       colour text output (default: when stdout is a terminal)
@@ -42,6 +44,12 @@ rules and configuration:
                              check-deliberate-code = true)
   --min-confidence LEVEL     low, medium (default) or high: hide findings less sure than LEVEL
                              that their values are CUDA tensors (config `min-confidence`)
+fixes:
+  --fix                      apply the mechanical fixes (SL103: current_stream() for
+                             default_stream(); SL501: a device sync before the closing clock
+                             read), then check again and report what is left
+  --diff-only                with --fix: print the fixes as a unified diff, change no file
+                             (exit 1 when there is something to fix)
 gating:
   --write-baseline FILE      record the current findings in FILE and exit 0
   --baseline FILE            report only findings that FILE does not record
@@ -54,6 +62,12 @@ C/C++:
                              the run exit 2 (config: keep-going = true)
 other:
   -j, --jobs N               parallel workers (default: all cores)
+  --no-cache                 analyse even when nothing changed (also STREAMLINT_NO_CACHE=1;
+                             default: a Python-only run whose
+                             inputs, configs, options and binary are unchanged reuses the last
+                             result from .streamlint_cache/)
+  --cache-dir DIR            keep the cache in DIR (default: $STREAMLINT_CACHE_DIR, else
+                             .streamlint_cache in the current directory)
   --dump-model               print the StreamModel of each input (for debugging frontends)
   --no-prefilter             Python: parse every file whole (default: only code that can matter
                              to a rule; same findings, syntax errors in skipped code unreported)
@@ -61,11 +75,14 @@ other:
 
 namespace {
 
+// Rule IDs are matched in upper case; lower case is accepted like ruff's `--select e501`.
 std::vector<std::string> splitList(const std::string& s) {
   std::vector<std::string> out;
   std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
+  for (std::string item; std::getline(ss, item, ',');) {
+    for (char& c : item) c = char(std::toupper(static_cast<unsigned char>(c)));
     if (!item.empty()) out.push_back(item);
+  }
   return out;
 }
 
@@ -89,7 +106,10 @@ int parseCheckArgs(const Args& args, CheckCli& cli) {
     std::string v;
     if (a == "-h" || a == "--help") { std::fputs(kCheckHelp, stdout); return 0; }
     else if (a == "--") { opts.cxx.extraArgs.assign(args.begin() + long(i) + 1, args.end()); break; }
-    else if (a == "--format") { if (!value(v) || !parseFormat(v, cli.out.format)) return usageError("--format takes text, json, sarif, github or lintrunner"); }
+    else if (a == "--format" || a == "--output-format") {
+      if (!value(v) || !parseFormat(v, cli.out.format))
+        return usageError(a + " takes text, concise, json, sarif, github or lintrunner");
+    }
     else if (a == "-o" || a == "--output") { if (!value(cli.outputFile)) return usageError(a + " takes a file"); }
     else if (a == "--select") { if (!value(v)) return usageError("--select takes rule IDs"); opts.select = splitList(v); }
     else if (a == "--ignore") { if (!value(v)) return usageError("--ignore takes rule IDs"); opts.ignore = splitList(v); }
@@ -121,6 +141,10 @@ int parseCheckArgs(const Args& args, CheckCli& cli) {
     else if (a == "--dump-model") opts.dumpModel = true;
     else if (a == "--no-prefilter") opts.prefilter = false;
     else if (a == "--keep-going") opts.keepGoing = true;
+    else if (a == "--no-cache") cli.noCache = true;
+    else if (a == "--fix") cli.fix = true;
+    else if (a == "--diff-only") cli.fixDiffOnly = true;
+    else if (a == "--cache-dir") { if (!value(cli.cacheDir) || cli.cacheDir.empty()) return usageError("--cache-dir takes a directory"); }
     else if (a.size() > 1 && a[0] == '@') {
       std::ifstream in(a.substr(1));
       if (!in) return usageError("cannot read paths file '" + a.substr(1) + "'");
@@ -132,7 +156,10 @@ int parseCheckArgs(const Args& args, CheckCli& cli) {
     else opts.paths.push_back(a);
   }
   for (const auto& id : opts.select)
-    if (!findRule(id) && id.rfind("SL", 0) != 0) return usageError("--select: unknown rule '" + id + "'");
+    if (!namesAnyRule(id)) return usageError("--select: unknown rule '" + id + "' (see `streamlint list-rules`)");
+  for (const auto& id : opts.ignore)
+    if (!namesAnyRule(id)) return usageError("--ignore: unknown rule '" + id + "' (see `streamlint list-rules`)");
+  if (cli.fixDiffOnly && !cli.fix) return usageError("--diff-only previews --fix: give both");
   if (!cli.writeBaseline.empty() && !cli.baseline.empty())
     return usageError("--write-baseline and --baseline cannot be combined");
   if (opts.paths.empty() && opts.cxx.compileDbDir.empty() && !pathsFile) opts.paths.push_back(".");

@@ -18,6 +18,10 @@ struct CheckCli {
   bool statistics = false;
   bool exitZero = false;
   bool quiet = false;
+  bool noCache = false;       // --no-cache
+  bool fix = false;           // --fix: apply the mechanical fixes (driver/Fixes.h)
+  bool fixDiffOnly = false;   // --diff-only (with --fix): print them as a diff, write nothing
+  std::string cacheDir;       // --cache-dir DIR ("" = ResultCache::defaultDir())
   int color = -1;  // -1: when stdout is a terminal
 };
 

@@ -6,6 +6,30 @@
 
 namespace sl::cli {
 
+namespace {
+
+// The examples' `# expect: SLnnn` / `// expect: SLnnn` markers are for the tests, not the reader.
+std::string withoutTestMarkers(const std::string& text) {
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    for (const char* marker : {"# expect:", "// expect:"})
+      if (size_t m = line.find(marker); m != std::string::npos) {
+        line.erase(m);
+        line.erase(line.find_last_not_of(" \t") + 1);
+      }
+    out += line;
+    if (end == std::string::npos) break;
+    out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
 // The doc is the test is the explanation: rule.md followed by the examples the tests run.
 int explainMain(const Args& args) {
   if (args.empty() || args[0] == "-h" || args[0] == "--help") {
@@ -20,8 +44,9 @@ int explainMain(const Args& args) {
   std::cout << r->doc;
   for (const auto& [name, text] : r->examples) {
     std::string lang = name.size() > 3 && name.substr(name.size() - 3) == ".py" ? "python" : "cpp";
-    std::cout << "\n## Example: " << name << "\n\n```" << lang << "\n" << text;
-    if (!text.empty() && text.back() != '\n') std::cout << "\n";
+      const std::string shown = withoutTestMarkers(text);
+    std::cout << "\n## Example: " << name << "\n\n```" << lang << "\n" << shown;
+    if (!shown.empty() && shown.back() != '\n') std::cout << "\n";
     std::cout << "```\n";
   }
   return 0;
@@ -37,13 +62,13 @@ int listRulesMain(const Args& args) {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& r : ruleCatalogue())
       arr.push_back({{"id", r.id}, {"name", r.name}, {"severity", severityName(r.severity)},
-                     {"summary", r.summary}, {"kind", r.runtime ? "runtime" : "static"}});
+                     {"brief", r.brief}, {"summary", r.summary}, {"kind", r.runtime ? "runtime" : "static"}});
     std::cout << arr.dump(2) << "\n";
     return 0;
   }
   for (const auto& r : ruleCatalogue())
     std::printf("%-6s %-40s %-8s %s\n", r.id.c_str(), r.name.c_str(), severityName(r.severity),
-                r.summary.c_str());
+                r.brief.c_str());
   return 0;
 }
 

@@ -1,3 +1,4 @@
+#include <cctype>
 #include "config/Config.h"
 
 #include "model/StreamModel.h"
@@ -40,10 +41,9 @@ struct Reader {
   // Rule IDs or prefixes that name at least one rule: a typo must not silently select nothing.
   bool codes(const toml::node& n, const std::string& key, std::vector<std::string>& out) {
     if (!strings(n, key, out)) return false;
-    for (const auto& c : out) {
-      bool known = false;
-      for (const auto& r : ruleCatalogue()) known |= r.id.rfind(c, 0) == 0;
-      if (!known) return fail(key, "names unknown rule '" + c + "'");
+    for (auto& c : out) {
+      if (!namesAnyRule(c)) return fail(key, "names unknown rule '" + c + "'");
+      for (char& ch : c) ch = char(std::toupper(static_cast<unsigned char>(ch)));
     }
     return true;
   }
@@ -175,6 +175,13 @@ Severity Config::severityOf(const std::string& rule, Severity fallback) const {
 }
 
 std::optional<Config> loadConfig(const std::string& file, std::string& error) {
+  // A file that cannot be read is not "invalid TOML": say why it could not be opened.
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) {
+    error = file + ": cannot read the config file: " +
+            (fs::exists(file, ec) ? std::string("not a regular file") : std::string("no such file"));
+    return std::nullopt;
+  }
   toml::table doc;
   try {
     doc = toml::parse_file(file);

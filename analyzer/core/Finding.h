@@ -18,6 +18,20 @@ struct RelatedLocation {
   std::string message;  // "produced on the current stream here"
 };
 
+// A text edit: replace [start, end) by `text`. Lines 1-based, columns 1-based byte offsets; an
+// empty range inserts.
+struct Edit {
+  Loc start, end;
+  std::string text;
+};
+
+// A mechanical fix of one finding (driver/Fixes.h): `--fix` applies it, SARIF `fixes` and
+// lintrunner's `replacement` carry it.
+struct Fix {
+  std::string description;  // "replace default_stream() with current_stream()"
+  std::vector<Edit> edits;
+};
+
 struct Finding {
   std::string ruleId;  // "SL401"; "parse-error" / "input-error" for diagnostics about inputs
   Severity severity = Severity::Warning;
@@ -26,6 +40,7 @@ struct Finding {
   std::string message;  // problem, consequence, remedy; writers append " [SLnnn]"
   std::vector<RelatedLocation> notes;
   nlohmann::json properties = nlohmann::json::object();  // runtime evidence etc.
+  std::vector<Fix> fixes = {};  // at most one today; none when the rule has no safe mechanical fix
 };
 
 // Orders findings by path, line, column, rule: stable output whatever the thread schedule.

@@ -493,11 +493,19 @@ std::vector<CompileJob> planJobs(const Request& req, const Toolchain& tc,
     finishJob(job, own);
     return job;
   };
+  auto wanted = [&](const std::string& file, const std::string& dir) {
+    if (!req.only) return true;
+    for (const auto& o : *req.only)
+      if (sameFile(file, o, dir)) return true;
+    return false;
+  };
   if (req.files.empty()) {
-    for (const auto& e : db) jobs.push_back(fromEntry(e));
+    for (const auto& e : db)
+      if (wanted(e.file, e.directory)) jobs.push_back(fromEntry(e));
     return jobs;
   }
   for (const auto& file : req.files) {
+    if (!wanted(file, "")) continue;
     const CompileDbEntry* hit = nullptr;
     for (const auto& e : db)
       if (sameFile(e.file, file, e.directory)) { hit = &e; break; }

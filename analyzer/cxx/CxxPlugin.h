@@ -5,6 +5,7 @@
 // nor Clang at run time (the runtime side must work on GPU machines without them).
 // Both sides are built by the same compiler from this tree, so C++ types cross the boundary.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,12 @@ struct Request {
   std::string libtorchDir;              // --libtorch ("" = $LIBTORCH or an installed torch)
   unsigned jobs = 0;                    // -j N (0 = all cores)
   bool verbose = false;
+  // Progress on stderr as translation units finish (each takes seconds): 0 none, 1 one line
+  // rewritten in place (a terminal), 2 a line per file (logs: CI, pre-commit).
+  int progress = 0;
+  // --diff: analyse only these translation units (paths as given or absolute); the others
+  // cannot have changed findings. Unset = every input.
+  std::optional<std::vector<std::string>> only;
 };
 
 struct Result {

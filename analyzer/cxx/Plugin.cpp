@@ -14,6 +14,8 @@
 #include <atomic>
 #include <cstdlib>
 #include <optional>
+#include <cstdio>
+#include <mutex>
 #include <thread>
 
 #include "cxx/CompileArgs.h"
@@ -154,14 +156,23 @@ extern "C" void streamlint_cxx_analyze(const sl::cxx::Request& req, sl::cxx::Res
   std::vector<JobResult> results(jobs.size());
   unsigned n = req.jobs ? req.jobs : std::max(1u, std::thread::hardware_concurrency());
   n = std::min<unsigned>(n, unsigned(jobs.size()));
-  std::atomic<size_t> next{0};
+  std::atomic<size_t> next{0}, done{0};
+  std::mutex printing;
   auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < jobs.size();) results[i] = runJob(jobs[i], tc, verbose);
+    for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
+      results[i] = runJob(jobs[i], tc, verbose);
+      if (!req.progress) continue;
+      std::lock_guard<std::mutex> lock(printing);
+      size_t d = ++done;
+      if (req.progress == 1) std::fprintf(stderr, "\rstreamlint: %zu/%zu C/C++ files", d, jobs.size());
+      else std::fprintf(stderr, "streamlint: [%zu/%zu] %s\n", d, jobs.size(), jobs[i].display.c_str());
+    }
   };
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+  if (req.progress == 1 && !jobs.empty()) std::fprintf(stderr, "\n");
   // Merge in input order: output does not depend on the schedule.
   for (auto& r : results) {
     if (r.module) res.modules.push_back(std::move(*r.module));

@@ -18,6 +18,7 @@
 #include "driver/DeliberateCode.h"
 #include "driver/FileWalk.h"
 #include "driver/ProjectIndex.h"
+#include "driver/Fixes.h"
 #include "driver/Suppressions.h"
 #include "model/ModelDump.h"
 #include "python/PythonFrontend.h"
@@ -100,6 +101,7 @@ size_t judge(const model::Module& m, const SourceFile* file, const std::vector<A
       deliberate.push_back(std::move(f));
       continue;
     }
+    if (file) attachFix(f, *file);
     out.push_back(std::move(f));
   }
   if (ledger && opts.reportUnusedSuppressions) {
@@ -125,7 +127,9 @@ cxx::AnalyzeFn loadCxxPlugin(std::string& error) {
   std::string path = selfDir() + "/../lib/" + cxx::kPluginFile;
   void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
-    error = std::string("C/C++ analysis needs the Clang 19 frontend (") + path + "): " + ::dlerror();
+    // Installed from the wheel, the frontend is its own wheel (it needs LLVM 19's libraries).
+    error = std::string("C/C++ analysis needs the Clang 19 frontend (") + path + "): " + ::dlerror() +
+            " (from a wheel: pip install streamlint-cxx, with LLVM 19's shared libraries installed)";
     return nullptr;
   }
   auto fn = reinterpret_cast<cxx::AnalyzeFn>(::dlsym(h, cxx::kAnalyzeSymbol));
@@ -189,6 +193,7 @@ void checkCpp(const CheckOptions& opts, const std::vector<std::string>& files,
   cxx::Request req = opts.cxx;
   req.files = files;
   if (!req.jobs) req.jobs = opts.jobs;
+  req.progress = opts.progress ? 1 : opts.progressLines ? 2 : 0;
   cxx::Result out;
   analyze(req, out);
   reportCppDiagnostics(opts, out, configs, res);

@@ -17,7 +17,10 @@ struct CheckOptions {
   cxx::Request cxx;                 // C/C++ inputs and flags (files filled from the walk)
   unsigned jobs = 0;                // 0 = all cores
   bool dumpModel = false;
-  bool progress = false;            // a progress line on stderr
+  bool progress = false;            // a progress line on stderr (a terminal)
+  // C/C++ progress where stderr is not a terminal: a line per translation unit (CI logs; each
+  // takes seconds, so silence reads as a hang). Off with -q.
+  bool progressLines = false;
   std::string configFile;           // --config: this file for every input; "" = found upwards
   bool reportUnusedSuppressions = false;
   // Show performance notes in deliberate code too (--check-deliberate-code; the config's

@@ -76,10 +76,13 @@ void ChangedLines::parseDiff(const std::string& diff, const std::string& top) {
   }
 }
 
-bool ChangedLines::load(const std::string& rev, std::string& error) {
+bool ChangedLines::load(const std::string& rev, const std::string& where, std::string& error) {
   std::string top, err;
-  if (!run({"git", "rev-parse", "--show-toplevel"}, top, err)) {
-    error = "--diff needs a git repository: " + err;
+  std::error_code ec;
+  std::string dir = fs::is_directory(where, ec) ? where : fs::path(where).parent_path().string();
+  if (dir.empty()) dir = ".";
+  if (!run({"git", "-C", dir, "rev-parse", "--show-toplevel"}, top, err)) {
+    error = "--diff needs a git repository (looked in " + dir + "): " + err;
     return false;
   }
   while (!top.empty() && (top.back() == '\n' || top.back() == '\r')) top.pop_back();
@@ -102,6 +105,23 @@ bool ChangedLines::load(const std::string& rev, std::string& error) {
     }
   }
   return true;
+}
+
+std::optional<std::vector<std::string>> ChangedLines::cppSourcesToAnalyse() const {
+  std::vector<std::string> changed(whole_.begin(), whole_.end());
+  for (const auto& [file, r] : ranges_) changed.push_back(file);
+  std::vector<std::string> sources;
+  for (const auto& f : changed) {
+    fs::path p(f);
+    std::string ext = p.extension().string(), name = p.filename().string();
+    for (const char* s : {".c", ".cc", ".cpp", ".cxx", ".cu", ".C"})
+      if (ext == s) sources.push_back(f);
+    for (const char* h : {".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc", ".ipp", ".tcc", ".def", ".cmake"})
+      if (ext == h) return std::nullopt;
+    if (name == "CMakeLists.txt" || name == "Makefile" || name == "compile_commands.json" || name == "setup.py")
+      return std::nullopt;
+  }
+  return sources;
 }
 
 bool ChangedLines::contains(const std::string& path, uint32_t line) const {

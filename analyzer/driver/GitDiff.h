@@ -1,6 +1,7 @@
 // `--diff REV`: the lines changed since REV, so a pull request is judged on what it touches.
 #pragma once
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -10,13 +11,18 @@ namespace sl {
 
 class ChangedLines {
  public:
-  // Asks git (in the current directory's repository) for `git diff -U0 REV` plus untracked,
-  // not ignored files (every line of those is new). False with `error` set when git fails.
-  bool load(const std::string& rev, std::string& error);
+  // Asks git, in the repository holding `where` (a file or directory: the first input, so
+  // `streamlint check --diff REV /path/to/repo` works from anywhere), for `git diff -U0 REV`
+  // plus untracked, not ignored files (every line of those is new). False with `error` set
+  // when git fails.
+  bool load(const std::string& rev, const std::string& where, std::string& error);
   // Parses unified diff text whose paths are relative to `top` (exposed for tests).
   void parseDiff(const std::string& diff, const std::string& top);
   void addWholeFile(const std::string& absPath) { whole_.insert(absPath); }
   bool contains(const std::string& path, uint32_t line) const;
+  // The C/C++ sources a run must re-analyse: the changed ones, or unset (all) when a changed
+  // file could change other translation units (a header, a build file).
+  std::optional<std::vector<std::string>> cppSourcesToAnalyse() const;
 
  private:
   std::map<std::string, std::vector<std::pair<uint32_t, uint32_t>>> ranges_;  // abs path -> [first, last]

@@ -47,6 +47,8 @@ void collect(std::string_view line, size_t from, std::string_view tag, Marker::K
     std::string_view rest = line.substr(p + tag.size());
     Marker m;
     m.kind = kind;
+    // NOLINTBEGIN/END delimit a block (SuppressionLedger::indexSpans), not this line.
+    if (kind == Marker::Kind::Nolint && (rest.rfind("BEGIN", 0) == 0 || rest.rfind("END", 0) == 0)) continue;
     if (kind == Marker::Kind::Nolint && rest.rfind("NEXTLINE", 0) == 0) {
       m.kind = Marker::Kind::NolintNextLine;
       rest.remove_prefix(8);
@@ -83,9 +85,46 @@ bool suppressedBy(std::string_view line, std::string_view previous, std::string_
   return false;
 }
 
+// What follows `tag` when it sits in a comment ('#' or "//" before it); a null view otherwise.
+static std::string_view afterTag(std::string_view line, std::string_view tag) {
+  size_t p = line.find(tag);
+  if (p == std::string_view::npos) return {};
+  size_t hash = line.find('#'), slashes = line.find("//");
+  bool inComment = (hash != std::string_view::npos && hash < p) || (slashes != std::string_view::npos && slashes < p);
+  return inComment ? line.substr(p + tag.size()) : std::string_view();
+}
+
+void SuppressionLedger::indexSpans() {
+  spansIndexed_ = true;
+  const uint32_t lines = uint32_t(file_.lineCount());
+  std::vector<Span> open;
+  for (uint32_t line = 1; line <= lines; ++line) {
+    std::string_view text = file_.line(line);
+    if (std::string_view rest = afterTag(text, "streamlint: noqa-file"); rest.data()) {
+      Span s{1, lines, {}};
+      parseList(rest, s.marker);
+      spans_.push_back(std::move(s));
+    }
+    if (std::string_view rest = afterTag(text, "NOLINTBEGIN"); rest.data()) {
+      Span s{line, lines, {}};  // an unclosed block runs to the end of the file
+      parseList(rest, s.marker);
+      open.push_back(std::move(s));
+    } else if (std::string_view end = afterTag(text, "NOLINTEND"); end.data() && !open.empty()) {
+      // Closes the innermost block (clang-tidy pairs them the same way).
+      open.back().last = line;
+      spans_.push_back(std::move(open.back()));
+      open.pop_back();
+    }
+  }
+  for (auto& s : open) spans_.push_back(std::move(s));
+}
+
 bool SuppressionLedger::suppress(const Finding& f) {
   uint32_t line = f.loc.line;
   if (!line) return false;
+  if (!spansIndexed_) indexSpans();
+  for (const auto& s : spans_)
+    if (line >= s.first && line <= s.last && s.marker.names(f.ruleId)) return true;
   bool hit = false;
   auto scan = [&](uint32_t at, bool nextLine) {
     auto markers = markersIn(file_.line(at));

@@ -1,5 +1,8 @@
 // Inline suppressions: `# noqa` / `# noqa: SL301,SL302` (Python), `// NOLINT(SL601)` and
 // `// NOLINTNEXTLINE(SL601)` (C++). A bare noqa/NOLINT suppresses every rule on its line.
+// Wider ones: `# streamlint: noqa-file` (or `// streamlint: noqa-file`, optionally
+// `: SL302,SL301`) anywhere in a file suppresses those rules in the whole file, and
+// `// NOLINTBEGIN(SL601)` ... `// NOLINTEND(SL601)` (also after `#` in Python) every line between.
 #pragma once
 #include <functional>
 #include <set>
@@ -41,7 +44,16 @@ class SuppressionLedger {
   void reportUnused(const std::function<bool(const std::string&)>& active, std::vector<Finding>& out) const;
 
  private:
+  // File-wide and NOLINTBEGIN/END markers, found on the first finding of the file (files
+  // without findings are never scanned for them).
+  struct Span {
+    uint32_t first = 0, last = 0;  // inclusive line range; the whole file for noqa-file
+    Marker marker;
+  };
+  void indexSpans();
   const SourceFile& file_;
+  bool spansIndexed_ = false;
+  std::vector<Span> spans_;
   std::set<std::tuple<uint32_t, size_t, std::string>> used_;  // (line, marker index, code)
 };
 

@@ -3,6 +3,7 @@
 // so input errors are messages here too and `check` exits 0 in this format.
 #include <filesystem>
 
+#include "core/TextEdits.h"
 #include "output/Output.h"
 
 namespace sl {
@@ -35,6 +36,14 @@ nlohmann::json message(const Finding& f) {
                       {"replacement", nullptr}};
   if (f.loc.line) j["line"] = f.loc.line;
   if (f.loc.col) j["char"] = f.loc.col;
+  // lintrunner applies a patch as the whole file before and after (`lintrunner -a`).
+  if (!f.fixes.empty()) {
+    std::string err;
+    if (auto file = SourceFile::load(f.path, err)) {
+      j["original"] = file->text();
+      j["replacement"] = applyEdits(file->text(), f.fixes.front().edits);
+    }
+  }
   return j;
 }
 

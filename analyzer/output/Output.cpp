@@ -11,12 +11,27 @@ namespace sl {
 
 bool parseFormat(const std::string& s, Format& out) {
   if (s == "text") out = Format::Text;
+  else if (s == "concise") out = Format::Concise;
   else if (s == "json") out = Format::Json;
   else if (s == "sarif") out = Format::Sarif;
   else if (s == "github") out = Format::Github;
   else if (s == "lintrunner") out = Format::Lintrunner;
   else return false;
   return true;
+}
+
+std::string commandLine(const std::string& tool, const std::vector<std::string>& args) {
+  std::string out = tool;
+  for (const auto& a : args) {
+    bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                   "0123456789-_./=:,@%+") == std::string::npos;
+    out += ' ';
+    if (plain) { out += a; continue; }
+    out += '\'';
+    for (char c : a) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    out += '\'';
+  }
+  return out;
 }
 
 void writeJson(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o) {
@@ -31,6 +46,13 @@ void writeJson(std::ostream& os, const std::vector<Finding>& findings, const Out
                        {"message", n.message}});
     j["notes"] = std::move(notes);
     if (!f.properties.empty()) j["properties"] = f.properties;
+    if (!f.fixes.empty()) {
+      nlohmann::json edits = nlohmann::json::array();
+      for (const auto& e : f.fixes.front().edits)
+        edits.push_back({{"line", e.start.line}, {"column", e.start.col}, {"endLine", e.end.line},
+                         {"endColumn", e.end.col}, {"text", e.text}});
+      j["fix"] = {{"description", f.fixes.front().description}, {"edits", edits}};
+    }
     arr.push_back(std::move(j));
   }
   nlohmann::json doc = {{"version", 1}, {"findings", arr}};
@@ -44,6 +66,7 @@ void writeFindings(std::ostream& os, const std::vector<Finding>& findings,
                    const OutputOptions& o) {
   switch (o.format) {
     case Format::Text: writeText(os, findings, o); break;
+    case Format::Concise: writeConcise(os, findings, o); break;
     case Format::Json: writeJson(os, findings, o); break;
     case Format::Sarif: writeSarif(os, findings, o); break;
     case Format::Github: writeGithub(os, findings, o); break;

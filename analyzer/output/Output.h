@@ -9,8 +9,8 @@
 
 namespace sl {
 
-enum class Format { Text, Json, Sarif, Github, Lintrunner };
-// Parses "text" | "json" | "sarif" | "github" | "lintrunner"; false on anything else.
+enum class Format { Text, Concise, Json, Sarif, Github, Lintrunner };
+// Parses "text" | "concise" | "json" | "sarif" | "github" | "lintrunner"; false on anything else.
 bool parseFormat(const std::string& s, Format& out);
 
 struct RuleInfo;  // rules/Registry.h
@@ -19,7 +19,8 @@ struct OutputOptions {
   Format format = Format::Text;
   bool color = false;            // ANSI colours in text
   bool showSource = true;        // text: echo the source line with a caret
-  std::string toolCommand;       // SARIF invocation commandLine
+  bool summary = true;           // text: the "N findings (...)" line (off with -q)
+  std::string toolCommand;       // SARIF invocation commandLine (commandLine() below)
   std::vector<std::string> inputErrors;  // reported as SARIF toolExecutionNotifications
   const std::vector<RuleInfo>* rules = nullptr;  // SARIF rule metadata (help from rule.md)
   std::vector<Finding> diagnostics;      // lintrunner: input errors, reported as messages
@@ -32,10 +33,15 @@ struct OutputOptions {
   nlohmann::json runProperties;
 };
 
+// The command as a shell would re-run it: `streamlint check --select SL3 'my dir'`. SARIF's
+// invocation.commandLine, so a code-scanning alert says how it was produced.
+std::string commandLine(const std::string& tool, const std::vector<std::string>& args);
 // "N performance notes in deliberate code hidden (...; --check-deliberate-code shows them)".
 std::string hiddenSummary(size_t n);
 // Text: `path:line:col: severity: message [ID]`, the source line, a caret, then notes.
 void writeText(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o);
+// Concise: the first line of text output only, one line per finding (grep, editors, CI logs).
+void writeConcise(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o);
 void writeJson(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o);
 void writeSarif(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o);
 // GitHub Actions workflow commands: `::error file=...,line=...,col=...,title=...::message`.

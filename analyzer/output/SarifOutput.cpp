@@ -40,7 +40,7 @@ json location(const std::string& path, Loc loc, const std::string& root) {
 json ruleDescriptor(const RuleInfo& r) {
   return {{"id", r.id},
           {"name", r.name},
-          {"shortDescription", {{"text", r.summary}}},
+          {"shortDescription", {{"text", r.brief}}},
           {"fullDescription", {{"text", r.summary}}},
           {"help", {{"text", r.doc}, {"markdown", r.doc}}},
           {"helpUri", r.helpUri},
@@ -78,6 +78,20 @@ void writeSarif(std::ostream& os, const std::vector<Finding>& findings, const Ou
     if (!related.empty()) res["relatedLocations"] = std::move(related);
     res["partialFingerprints"] = {{"primaryLocationLineHash", fingerprints.next(f)}};
     if (!f.properties.empty()) res["properties"] = f.properties;
+    if (!f.fixes.empty()) {
+      json fixes = json::array();
+      for (const auto& fx : f.fixes) {
+        json replacements = json::array();
+        for (const auto& e : fx.edits)
+          replacements.push_back({{"deletedRegion", {{"startLine", e.start.line}, {"startColumn", e.start.col},
+                                                     {"endLine", e.end.line}, {"endColumn", e.end.col}}},
+                                  {"insertedContent", {{"text", e.text}}}});
+        fixes.push_back({{"description", {{"text", fx.description}}},
+                         {"artifactChanges", json::array({{{"artifactLocation", artifactLocation(f.path, root)},
+                                                           {"replacements", replacements}}})}});
+      }
+      res["fixes"] = std::move(fixes);
+    }
     results.push_back(std::move(res));
   }
 

@@ -58,13 +58,22 @@ void writeText(std::ostream& os, const std::vector<Finding>& findings, const Out
     for (const auto& n : f.notes) writeOne(os, src, o, n.path, n.loc, Severity::Note, n.message, "");
     ++perRule[f.ruleId];
   }
-  if (findings.empty()) return;
+  if (findings.empty() || !o.summary) return;
   os << findings.size() << (findings.size() == 1 ? " finding" : " findings") << " (";
   bool first = true;
   for (const auto& [id, n] : perRule) os << (first ? "" : ", ") << id << ": " << n, first = false;
   os << ")";
   if (!o.hidden.empty()) os << "; " << hiddenSummary(o.hidden.size());
+  size_t fixable = std::count_if(findings.begin(), findings.end(), [](const Finding& f) { return !f.fixes.empty(); });
+  if (fixable) os << "; " << fixable << " fixable with --fix";
   os << "\n";
+}
+
+void writeConcise(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o) {
+  SourceCache src;
+  OutputOptions one = o;
+  one.showSource = false;
+  for (const auto& f : findings) writeOne(os, src, one, f.path, f.loc, f.severity, f.message, " [" + f.ruleId + "]");
 }
 
 std::string hiddenSummary(size_t n) {

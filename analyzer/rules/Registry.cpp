@@ -1,3 +1,4 @@
+#include <cctype>
 #include <algorithm>
 #include <sstream>
 
@@ -25,6 +26,16 @@ std::string headerField(const std::string& doc, const std::string& key) {
 Severity severityFromDoc(const std::string& doc) {
   std::string s = headerField(doc, "severity");
   return s == "error" ? Severity::Error : s == "note" ? Severity::Note : Severity::Warning;
+}
+
+// The one-line `summary:` under the header line (what list-rules prints).
+std::string summaryLine(const std::string& doc) {
+  size_t p = doc.find("\nsummary:");
+  if (p == std::string::npos) return "";
+  p += 9;
+  std::string v = doc.substr(p, doc.find('\n', p) - p);
+  v.erase(0, v.find_first_not_of(' '));
+  return v;
 }
 
 // First paragraph under "## What it does", joined into one line.
@@ -55,6 +66,8 @@ const std::vector<RuleInfo>& ruleCatalogue() {
       r.severity = severityFromDoc(r.doc);
       r.kind = headerField(r.doc, "kind");
       r.summary = summaryFromDoc(r.doc);
+      r.brief = summaryLine(r.doc);
+      if (r.brief.empty()) r.brief = r.summary;
       for (const auto& [n, t] : g.examples) r.examples.emplace_back(n, t);
       r.runtime = g.make == nullptr;
       v.push_back(std::move(r));
@@ -64,10 +77,24 @@ const std::vector<RuleInfo>& ruleCatalogue() {
   return all;
 }
 
+static std::string upper(std::string s) {
+  for (char& c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
 const RuleInfo* findRule(const std::string& id) {
+  const std::string want = upper(id);
   for (const auto& r : ruleCatalogue())
-    if (r.id == id) return &r;
+    if (r.id == want) return &r;
   return nullptr;
+}
+
+bool namesAnyRule(const std::string& code) {
+  const std::string want = upper(code);
+  if (want.empty()) return false;
+  for (const auto& r : ruleCatalogue())
+    if (r.id.rfind(want, 0) == 0) return true;
+  return false;
 }
 
 std::unique_ptr<Rule> makeRule(const std::string& id) {

@@ -23,6 +23,7 @@ struct RuleInfo {
   std::string kind;
   bool performance() const { return kind == "performance"; }
   std::string summary;   // first paragraph of "What it does"
+  std::string brief;     // the `summary:` header line of rule.md: one line for list-rules
   std::string doc;       // rule.md verbatim
   std::string helpUri;   // repository-relative path of rule.md
   std::vector<std::pair<std::string, std::string>> examples;  // (file name, text): bad/good
@@ -64,7 +65,11 @@ void attachEvidence(Finding& f, const model::Module& m);
 
 // The catalogue, in ID order (generated registry + embedded rule.md and examples).
 const std::vector<RuleInfo>& ruleCatalogue();
+// Case-insensitive ("sl302" finds SL302).
 const RuleInfo* findRule(const std::string& id);
+// True when `code` is a rule ID or an ID prefix ("SL3") naming at least one rule, so a typo in
+// --select/--ignore or the config never silently selects nothing. Case-insensitive.
+bool namesAnyRule(const std::string& code);
 // A fresh instance of a static rule, or nullptr for runtime-only rules.
 std::unique_ptr<Rule> makeRule(const std::string& id);
 

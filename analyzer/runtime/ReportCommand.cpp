@@ -36,7 +36,7 @@ constexpr const char* kUsage =
     "  PATH (files or directories analysed as `streamlint check` would) and of --static files.\n"
     "options:\n"
     "  --static FILE.sarif      static findings made elsewhere (`streamlint check --format sarif`)\n"
-    "  --format F               text (default), json, sarif, github, lintrunner\n"
+    "  --format F               text (default), concise, json, sarif, github, lintrunner\n"
     "  --html FILE              also write a self-contained HTML report (timeline, findings)\n"
     "  --trace FILE             also write a Chrome/Perfetto trace (open in ui.perfetto.dev)\n"
     "  --symbols DIR            look for native modules missing at their recorded path in DIR\n"
@@ -279,7 +279,7 @@ int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks) {
   applySeverities(all, hooks.rules);
   rankByCost(all);
 
-  o.out.toolCommand = "streamlint report";
+  o.out.toolCommand = commandLine("streamlint report", args);
   o.out.runProperties = overlapJson(run);
   o.out.rules = hooks.rules;
   if (o.out.format == Format::Text) writeCoverageText(std::cout, run.timelines);

@@ -10,6 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dirent.h>
+#include <time.h>
+
 #include <iostream>
 #include <string>
 #include <vector>
@@ -33,6 +36,23 @@ constexpr const char* kUsage =
     "    --gpu-timing off       host calls only\n"
     "    --gpu-sample ON/EVERY  sampled windows, e.g. 100ms/2s;  --gpu-first DURATION, e.g. 10s\n"
     "  Then: streamlint report DIR\n";
+
+// Logs in `dir` written since `since`: a process that never called CUDA leaves none (the
+// recorder starts at the first CUDA call), and "see them with report" would then mislead.
+size_t logsWrittenSince(const char* dir, const timespec& since) {
+  size_t n = 0;
+  DIR* d = opendir(dir);
+  if (!d) return 0;
+  while (dirent* e = readdir(d)) {
+    std::string name = e->d_name;
+    if (name.size() < 5 || name.compare(name.size() - 5, 5, ".slog") != 0) continue;
+    struct stat st{};
+    if (stat((std::string(dir) + "/" + name).c_str(), &st) != 0) continue;
+    if (st.st_mtim.tv_sec > since.tv_sec || (st.st_mtim.tv_sec == since.tv_sec && st.st_mtim.tv_nsec >= since.tv_nsec)) ++n;
+  }
+  closedir(d);
+  return n;
+}
 
 std::string selfDir() {
   char buf[PATH_MAX];
@@ -144,6 +164,8 @@ int runMain(const std::vector<std::string>& args) {
   for (size_t k = i; k < args.size(); ++k) argv.push_back(const_cast<char*>(args[k].c_str()));
   argv.push_back(nullptr);
 
+  timespec started{};
+  clock_gettime(CLOCK_REALTIME, &started);
   g_child = fork();
   if (g_child < 0) { std::cerr << "streamlint run: fork failed: " << strerror(errno) << "\n"; return 2; }
   if (g_child == 0) {
@@ -157,8 +179,11 @@ int runMain(const std::vector<std::string>& args) {
   signal(SIGHUP, forward);
   int status = 0;
   while (waitpid(g_child, &status, 0) < 0 && errno == EINTR) {}
-  std::cerr << "streamlint: logs in " << absOut << "; see them with: streamlint report " << absOut
-            << "\n";
+  if (size_t logs = logsWrittenSince(absOut, started))
+    std::cerr << "streamlint: " << logs << (logs == 1 ? " log" : " logs") << " in " << absOut
+              << "; see them with: streamlint report " << absOut << "\n";
+  else
+    std::cerr << "streamlint: no log written: the program made no CUDA call (the recorder starts at the first one)\n";
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 1;

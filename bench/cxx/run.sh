@@ -7,6 +7,7 @@
 # Runs are interleaved A/B and the median is reported (the machines are noisy).
 # Usage: bench/cxx/run.sh [BUILD_DIR] [REPEATS]
 set -euo pipefail
+export STREAMLINT_NO_CACHE=1  # time analyses, not the result cache (C/C++ runs are not cached today)
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build}

@@ -136,7 +136,9 @@ def timed(cmd, workdir, tag):
     stderr = os.path.join(workdir, tag + ".stderr")
     with open(stdout, "wb") as out, open(stderr, "wb") as err:
         start = time.perf_counter()
-        proc = subprocess.run([GNU_TIME, "-v", "-o", tfile] + cmd, stdout=out, stderr=err)
+        # Timed runs analyse every time: the result cache would answer repeats in a blink.
+        proc = subprocess.run([GNU_TIME, "-v", "-o", tfile] + cmd, stdout=out, stderr=err,
+                              env=dict(os.environ, STREAMLINT_NO_CACHE="1"))
         wall = time.perf_counter() - start
     with open(tfile, encoding="utf-8", errors="replace") as f:
         result = parse_gnu_time(f.read())

@@ -23,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def run(binary, dirs, out, prefilter):
-    env = dict(os.environ)
+    env = dict(os.environ, STREAMLINT_NO_CACHE="1")  # compare analyses, not the result cache
     env.pop("STREAMLINT_NO_PREFILTER", None)
     if not prefilter:
         env["STREAMLINT_NO_PREFILTER"] = "1"

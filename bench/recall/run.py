@@ -204,7 +204,7 @@ def run_streamlint(binary, root, target, context, extra=()):
     out_json = os.path.join(root, "findings.json")
     inputs = [os.path.dirname(target) if context == "package" else target]
     cmd = [binary, "check", "--format", "json", "-o", out_json, "--no-color", *extra, *inputs]
-    p = subprocess.run(cmd, capture_output=True, cwd=root)
+    p = subprocess.run(cmd, capture_output=True, cwd=root, env=dict(os.environ, STREAMLINT_NO_CACHE="1"))
     note = ""
     if p.returncode not in (0, 1):
         note = (p.stderr.decode(errors="replace").strip().splitlines() or ["exit %d" % p.returncode])[-1]

@@ -239,6 +239,22 @@ rm untracked.py
 check diff-bad-rev 2 "$SL" check --select SL303 --diff no-such-rev .
 expect_in diff-bad-rev-msg "$tmp/err" "git diff no-such-rev failed"
 cd "$ROOT"
+# From outside the repository: git is asked where the input is, not where we stand.
+check diff-from-outside 1 "$SL" check --select SL303 --format json --diff HEAD "$repo"
+expect_in diff-from-outside-file "$tmp/out" '"line": 55'
+check diff-no-repo 2 "$SL" check --select SL303 --diff HEAD "$tmp/nope-dir"
+# C/C++ under --diff: unchanged translation units are not analysed (they are independent);
+# a changed header makes every one of them count again.
+cxx=$tmp/cxxrepo && mkdir -p "$cxx" && cp "$ROOT"/rules/SL601-*/bad.cu "$cxx/k.cu" && printf '#pragma once\n' >"$cxx/k.h"
+git -C "$cxx" init -q && git -C "$cxx" add . && git -C "$cxx" -c user.name=t -c user.email=t@t commit -qm base
+check diff-cxx-unchanged 0 "$SL" check --select SL601 --diff HEAD "$cxx"
+expect_in diff-cxx-unchanged-none "$tmp/err" "0 files analysed"
+printf 'void more(float* d, int n) { scale<<<1, 256>>>(d, 1.0f, n); }\n' >>"$cxx/k.cu"
+check diff-cxx-changed 1 "$SL" check --select SL601 --format json --diff HEAD "$cxx"
+expect_in diff-cxx-changed-line "$tmp/out" "\"line\": $(wc -l <"$cxx/k.cu")"
+git -C "$cxx" checkout -q k.cu && printf '// changed\n' >>"$cxx/k.h"
+check diff-cxx-header 0 "$SL" check --select SL601 --diff HEAD "$cxx"
+expect_in diff-cxx-header-all "$tmp/err" "1 files analysed"
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -34,6 +34,7 @@ expect_in text-note "$tmp/out" "24:10: note: side-stream region starts here"
 # SARIF 2.1.0, schema-valid, with code-scanning fields.
 check sarif 1 "$SL" check --format sarif -o "$tmp/r.sarif" examples/python/seed
 check sarif-valid 0 /usr/bin/python3 tests/cli/sarif_validate.py "$tmp/r.sarif"
+expect_in sarif-command "$tmp/r.sarif" '"commandLine": "streamlint check --format sarif -o '
 
 # Selection and suppression.
 check select 0 "$SL" check --select SL3 examples/python/seed/overlapped_forward_backward.py
@@ -42,6 +43,12 @@ printf 'import torch\nx = torch.zeros(1, device="cuda")\nfor i in range(3):\n   
 check noqa 1 "$SL" check --format json "$tmp/noqa.py"
 expect_in noqa-other "$tmp/out" '"line": 5'
 if grep -q '"line": 4' "$tmp/out"; then failed=$((failed + 1)); echo "FAIL noqa: line 4 reported"; else passed=$((passed + 1)); fi
+printf '# streamlint: noqa-file: SL302\nimport torch\nx = torch.zeros(1, device="cuda")\nfor i in range(3):\n    x.item()\n' >"$tmp/noqa_file.py"
+check noqa-file 0 "$SL" check "$tmp/noqa_file.py"
+printf 'import torch\nx = torch.zeros(1, device="cuda")\nfor i in range(3):\n    # NOLINTBEGIN(SL302)\n    x.item()\n    # NOLINTEND(SL302)\n    x.item()\n' >"$tmp/block.py"
+check nolint-block 1 "$SL" check --format json "$tmp/block.py"
+expect_in nolint-block-after "$tmp/out" '"line": 7'
+expect_not_in nolint-block-inside "$tmp/out" '"line": 5'
 
 # Bad input: exit 2, file named, reason given, no crash; the rest is still analysed.
 printf 'import torch\ndef f(:\n    pass\nx = torch.ones(2, device="cuda")\nfor i in range(2):\n    x.item()\n' >"$tmp/broken.py"
@@ -96,8 +103,94 @@ check explain 0 "$SL" explain SL401
 expect_in explain-doc "$tmp/out" "## Why is this bad?"
 expect_in explain-example "$tmp/out" "## Example: bad.py"
 check explain-unknown 2 "$SL" explain SL999
+# Rule IDs in any case; the examples without the tests' `# expect:` markers.
+check explain-lower 0 "$SL" explain sl302
+expect_in explain-lower-title "$tmp/out" "# SL302 host-sync-in-loop"
+expect_not_in explain-no-markers "$tmp/out" "expect: SL"
 check list 0 "$SL" list-rules --format json
 expect_in list-json "$tmp/out" '"id": "SL101"'
+# One short line per rule: the `summary:` line of rule.md, which is also the README's table.
+check list-text 0 "$SL" list-rules
+if awk 'length($0) > 200 { bad = 1 } END { exit bad }' "$tmp/out"; then passed=$((passed + 1)); else
+  failed=$((failed + 1)); echo "FAIL list-text: a line over 200 characters"; fi
+/usr/bin/python3 - "$SL" <<'PY' && passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL readme-rules-table"; }
+import json, re, subprocess, sys
+rules = json.loads(subprocess.run([sys.argv[1], "list-rules", "--format", "json"], capture_output=True, text=True).stdout)
+table = {m.group(1): m.group(2).strip() for m in re.finditer(r"^\| (SL\d+) \| [^|]+ \| [^|]+ \| (.*) \|$", open("README.md").read(), re.M)}
+bad = [r["id"] for r in rules if table.get(r["id"]) != r["brief"]]
+sys.exit(0 if not bad and len(table) == len(rules) else print("README table differs from rule.md summary:", bad) or 1)
+PY
+
+# CLI consistency: a typo in --select/--ignore is an error (as in the config); -q prints
+# findings only; a missing input is not followed by "no findings"; a missing --config is named.
+check select-unknown 2 "$SL" check --select SL999 examples/python/seed
+expect_in select-unknown-msg "$tmp/err" "unknown rule 'SL999'"
+check ignore-unknown 2 "$SL" check --ignore SL9x9 examples/python/seed
+check select-lower 1 "$SL" check --select sl401 examples/python/seed
+expect_in select-lower-found "$tmp/out" "[SL401]"
+check quiet 1 "$SL" check -q --no-source examples/python/seed
+expect_not_in quiet-summary "$tmp/out" "findings ("
+check missing-no-summary 2 "$SL" check "$tmp/nope.py"
+expect_not_in missing-no-summary-msg "$tmp/err" "no findings"
+check config-missing 2 "$SL" check --config "$tmp/none.toml" examples/python/seed
+expect_in config-missing-msg "$tmp/err" "none.toml: error: cannot read the config file: no such file"
+check concise 1 "$SL" check --output-format concise examples/python/seed
+expect_in concise-line "$tmp/out" "overlapped_forward_backward.py:26:13: error: backward runs inside"
+if [ "$(wc -l <"$tmp/out")" = 5 ]; then passed=$((passed + 1)); else
+  failed=$((failed + 1)); echo "FAIL concise: wanted 5 lines"; cat "$tmp/out"; fi
+
+# C/C++ progress outside a terminal: a line per translation unit (each takes seconds); -q: none.
+check cxx-progress 1 "$SL" check examples/overlap/cuda
+expect_in cxx-progress-line "$tmp/err" "streamlint: [1/2] examples/overlap/cuda/"
+check cxx-progress-quiet 1 "$SL" check -q examples/overlap/cuda
+expect_not_in cxx-progress-quiet-none "$tmp/err" "[1/2]"
+
+# --fix: SL103 and SL501 have mechanical fixes; --diff-only previews them as a patch git
+# accepts; --fix writes them and checks again (what is left is reported); SARIF, JSON and
+# lintrunner carry them.
+fx=$tmp/fix && mkdir -p "$fx" && cp rules/SL103-*/bad.py "$fx/sl103.py" && cp rules/SL501-*/bad.py "$fx/sl501.py"
+SLA=$(cd "$(dirname "$SL")" && pwd)/$(basename "$SL")
+check fix-count 1 "$SL" check --no-cache --select SL103,SL501 "$fx"
+expect_in fix-count-summary "$tmp/out" "5 fixable with --fix"
+(cd "$fx" && "$SLA" check --no-cache --select SL103,SL501 --fix --diff-only . >"$tmp/fix.patch" 2>"$tmp/err"); rc=$?
+if [ "$rc" = 1 ] && (cd "$fx" && git apply --check -p1 "$tmp/fix.patch"); then passed=$((passed + 1)); else
+  failed=$((failed + 1)); echo "FAIL fix-diff-only: exit $rc or a patch git rejects"; cat "$tmp/fix.patch"; fi
+expect_in fix-diff-only-insert "$tmp/fix.patch" "+    torch.cuda.synchronize()"
+expect_in fix-diff-only-replace "$tmp/fix.patch" "+        self.comm_stream.wait_stream(torch.cuda.current_stream())"
+if cmp -s "$fx/sl103.py" rules/SL103-*/bad.py; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL --diff-only changed a file"; fi
+(cd "$fx" && "$SLA" check --no-cache --select SL103,SL501 --format sarif -o "$tmp/fix.sarif" . )
+check fix-sarif-valid 0 /usr/bin/python3 tests/cli/sarif_validate.py "$tmp/fix.sarif"
+expect_in fix-sarif-fixes "$tmp/fix.sarif" '"insertedContent"'
+check fix-lintrunner 0 "$SL" check --no-cache --select SL103 --format lintrunner "$fx"
+expect_in fix-lintrunner-replacement "$tmp/out" 'wait_stream(torch.cuda.current_stream())'
+check fix-apply 1 "$SL" check --no-cache --select SL103,SL501 --fix "$fx"
+expect_in fix-apply-msg "$tmp/err" "fixed 5 findings in 2 files"
+# Left: the bare default_stream() (its fix would need an import).
+expect_in fix-apply-left "$tmp/out" "1 finding (SL103: 1)"
+check fix-diff-only-alone 2 "$SL" check --diff-only "$fx"
+
+# The result cache: an unchanged tree gets the same answer from it; a changed input, config or
+# option is analysed again; --no-cache always analyses.
+cache=$tmp/cache && proj=$tmp/cached && mkdir -p "$proj" && cp examples/python/seed/*.py "$proj/"
+check cache-cold 1 "$SL" check --cache-dir "$cache" --format json "$proj"
+cp "$tmp/out" "$tmp/cold.json"
+if [ -n "$(ls "$cache/results/"*.json 2>/dev/null)" ]; then passed=$((passed + 1)); else
+  failed=$((failed + 1)); echo "FAIL cache-written: no entry in $cache/results"; fi
+expect_in cache-gitignore "$cache/.gitignore" "*"
+check cache-warm 1 "$SL" check --cache-dir "$cache" --format json "$proj"
+if cmp -s "$tmp/out" "$tmp/cold.json"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL cache-warm: output differs"; fi
+printf '\n# streamlint: noqa-file\n' >>"$proj/stream_timing_experiment.py"
+check cache-changed-file 1 "$SL" check --cache-dir "$cache" --format json "$proj"
+expect_not_in cache-changed-file-fresh "$tmp/out" "stream_timing_experiment.py"
+printf 'ignore = ["SL401"]\n' >"$proj/.streamlint.toml"
+check cache-changed-config 0 "$SL" check --cache-dir "$cache" "$proj"
+: >"$tmp/empty.toml"
+check cache-changed-option 1 "$SL" check --cache-dir "$cache" --config "$tmp/empty.toml" --select SL401 "$proj"
+# A damaged entry is a miss, not an error.
+for f in "$cache"/results/*.json; do printf 'garbage' >"$f"; done
+check cache-damaged 0 "$SL" check --cache-dir "$cache" "$proj"
+check no-cache 0 "$SL" check --no-cache --cache-dir "$tmp/unused" "$proj"
+if [ ! -e "$tmp/unused" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL no-cache wrote a cache"; fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -122,6 +122,11 @@ def exit_codes(tmp):
     p = report(bogus, ok=(2,))
     check("bogus.slog" in p.stderr and "not a streamlint runtime log" in p.stderr, p.stderr)
     report(os.path.join(tmp, "missing"), ok=(2,))
+    # A program that never calls CUDA leaves no log: `run` says so instead of pointing at report.
+    quiet_dir = os.path.join(tmp, "no-cuda")
+    p = sl_run(quiet_dir, [sys.executable, "-c", "print('hi')"])
+    check("no log written" in p.stderr and "see them with" not in p.stderr, p.stderr)
+    check(logs_in(quiet_dir) == [], f"{logs_in(quiet_dir)}")
     fixture = os.path.join(FIXTURES, "h200-timing-experiment.slog")
     report(fixture, "--format", "xml", ok=(2,))
     report(fixture, "--min-blocking-us", "abc", ok=(2,))

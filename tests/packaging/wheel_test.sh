@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The wheel as a user gets it: built from this build tree, installed into a fresh venv with
+# no index (no network), then the checker on the seed examples and a recording of a real CUDA
+# program (on a machine without a GPU the CUDA runtime fails with error 35: still real calls).
+# usage: wheel_test.sh BUILD_DIR CUDA_PROGRAM   (run from the repository root)
+set -u
+build=$1 program=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/../cli/lib.sh"
+
+check build-wheel 0 /usr/bin/python3 packaging/build_wheel.py --build "$build" --out "$tmp/dist" --version 0.1.0
+whl=$(ls "$tmp"/dist/streamlint-0.1.0-py3-none-manylinux_2_*_x86_64.whl 2>/dev/null | head -1)
+if [ -n "$whl" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: no wheel in $tmp/dist"; ls "$tmp/dist"; fi
+check venv 0 /usr/bin/python3 -m venv "$tmp/venv"
+check install 0 "$tmp/venv/bin/pip" install -q --no-index --no-cache-dir "$whl"
+check version 0 "$tmp/venv/bin/streamlint" --version
+check python-module 0 "$tmp/venv/bin/python" -c "import streamlint; assert streamlint.__version__ == '0.1.0'"
+# The checker: the seed's findings, exactly as from the build tree.
+check check-seed 1 "$tmp/venv/bin/streamlint" check --no-cache --format json examples/python/seed
+cp "$tmp/out" "$tmp/from-wheel.json"
+check check-seed-build 1 "$build/bin/streamlint" check --no-cache --format json examples/python/seed
+if cmp -s "$tmp/out" "$tmp/from-wheel.json"; then passed=$((passed + 1)); else
+  failed=$((failed + 1)); echo "FAIL: the wheel's findings differ from the build tree's"; fi
+# The recorder ships inside the wheel and `run` finds it there (not in the build tree).
+check run 0 env -u SL_INTERPOSER "$tmp/venv/bin/streamlint" run --out "$tmp/logs" -- "$program"
+expect_in run-log "$tmp/err" "1 log in"
+check report 0 "$tmp/venv/bin/streamlint" report "$tmp/logs" --format json
+expect_in report-json "$tmp/out" '"findings"'
+# Without the C/C++ wheel, C/C++ input is a clear error, not a crash.
+printf 'int main() { return 0; }\n' >"$tmp/a.cpp"
+check cxx-missing 2 "$tmp/venv/bin/streamlint" check "$tmp/a.cpp"
+expect_in cxx-missing-msg "$tmp/err" "pip install streamlint-cxx"
+
+# `pip install .` (what pre-commit's `language: python` hook does with this repository): the
+# in-tree backend packs the build tree (STREAMLINT_BUILD_DIR; a user's install builds one), then
+# the hook's entry runs on the files pre-commit names.
+check venv-src 0 /usr/bin/python3 -m venv "$tmp/src"
+check install-src 0 env STREAMLINT_BUILD_DIR="$build" "$tmp/src/bin/pip" install -q --no-index --no-cache-dir .
+mkdir -p "$tmp/hookrepo" && cp examples/python/seed/*.py "$tmp/hookrepo/"
+hook_entry=$(sed -n 's/^  entry: //p' .pre-commit-hooks.yaml | head -1)
+(cd "$tmp/hookrepo" && PATH="$tmp/src/bin:$PATH" $hook_entry overlapped_forward_backward.py >"$tmp/out" 2>"$tmp/err"); rc=$?
+if [ "$rc" = 1 ] && grep -q "overlapped_forward_backward.py:26:13: error" "$tmp/out"; then passed=$((passed + 1)); else
+  failed=$((failed + 1)); echo "FAIL hook entry '$hook_entry': exit $rc"; cat "$tmp/out" "$tmp/err"; fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
