@@ -97,6 +97,54 @@ TEST(FunctionRoles, ClassesWhoseMethodsRunEveryStep) {
   EXPECT_EQ(hotOf(m, "forward"), "");
 }
 
+TEST(FunctionRoles, ModulesKnownByAForwardThatTakesTensors) {
+  auto m = lowerModule(
+      "import torch\n"
+      "from typing import Optional\n"
+      "from torch import Tensor\n"
+      "class Pip(BaseModel):\n"  // a base from another file; it only wraps a module it is given
+      "    def __init__(self, model):\n"
+      "        super().__init__()\n"
+      "        self.model = model\n"
+      "    def forward(self, hidden: torch.Tensor, mask: Optional[Tensor] = None): return hidden\n"
+      "class Ids(Base):\n"
+      "    def forward(self, ids: torch.LongTensor): return ids\n"
+      "class Dict(Base):\n"  // TensorDict is not a tensor
+      "    def forward(self, td: TensorDict, t: TensorType): return td\n"
+      "class Bare:\n"  // no base at all: not a Module
+      "    def forward(self, x: torch.Tensor): return x\n");
+  EXPECT_EQ(hotOf(m, "Pip.forward"), "nn.Module.forward");
+  EXPECT_EQ(hotOf(m, "Ids.forward"), "nn.Module.forward");
+  EXPECT_EQ(hotOf(m, "Dict.forward"), "");
+  EXPECT_EQ(hotOf(m, "Bare.forward"), "");
+}
+
+TEST(FunctionRoles, PerStepFunctionsKnownByTheirNames) {
+  auto m = lowerModule(
+      "import torch\n"
+      "def train_step(model, batch): pass\n"
+      "def _update_step_context(ctx): pass\n"
+      "class Cb(Callback):\n"
+      "    def on_train_batch_end(self, trainer): pass\n"
+      "    def on_megatron_step_end(self, step): pass\n"
+      "    def on_validation_start(self, trainer): pass\n"  // once per validation run
+      "def step(x): pass\n"                                 // a scheduler's, an environment's
+      "def get_step(state): pass\n"
+      "def init_step_state(state): pass\n"
+      "def num_steps(cfg): pass\n"
+      "def stepper(x): pass\n");
+  EXPECT_EQ(hotOf(m, "train_step"), "named as a per-step function");
+  EXPECT_EQ(hotOf(m, "_update_step_context"), "named as a per-step function");
+  EXPECT_EQ(hotOf(m, "Cb.on_train_batch_end"), "named as a per-step callback");
+  EXPECT_EQ(hotOf(m, "Cb.on_megatron_step_end"), "named as a per-step callback");
+  EXPECT_EQ(hotOf(m, "Cb.on_validation_start"), "");
+  EXPECT_EQ(hotOf(m, "step"), "");
+  EXPECT_EQ(hotOf(m, "get_step"), "");
+  EXPECT_EQ(hotOf(m, "init_step_state"), "");
+  EXPECT_EQ(hotOf(m, "num_steps"), "");
+  EXPECT_EQ(hotOf(m, "stepper"), "");
+}
+
 TEST(FunctionRoles, HooksRegisteredInThisModule) {
   auto m = lowerModule(
       "import functools\n"

@@ -47,6 +47,7 @@ std::string dump(const Module& m) {
     for (size_t i = 1; i < f.scopes.size(); ++i) {
       const Scope& s = f.scopes[i];
       os << "  scope " << i << " " << scopeName(s.kind) << " parent=" << s.parent << " @" << s.loc.line;
+      if (s.onlyIfTensor) os << " if-tensor";
       if (s.kind == ScopeKind::StreamRegion) os << " stream=" << s.stream.describe();
       os << "\n";
     }

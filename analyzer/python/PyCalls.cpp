@@ -207,15 +207,20 @@ Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a)
     if (method == "cuda" || method == "to") return toDevice(recv, method, a);
     if (isTensorOnlyMethod(method)) asTensor(recv, a.call, "calls ." + std::string(method) + "(), a tensor method");
     if (recv.fact.kind == Kind::Unknown) {
-      // `.item()`, `.tolist()`, `x.synchronize()` of something unknown: perhaps a wait for the
-      // GPU. Low confidence (hidden by default) — but enough that a timer after it is synced.
+      // `.item()`, `.tolist()`, `.cpu()`, `x.synchronize()` of something unknown: perhaps a
+      // wait for the GPU. Low confidence (hidden by default) — but enough that a timer after
+      // it is synced (`outputs = [o.cpu() for o in outputs]; t1 = time.perf_counter()`).
       Method m = lookupTensorMethod(method);
-      if (m == Method::ValueRead || method == "synchronize") {
+      if (m == Method::ValueRead || method == "synchronize" || method == "cpu") {
         auto& s = emit(EventKind::HostSync, a.call, recv.path + "." + std::string(method));
-        s.sync = m == Method::ValueRead ? SyncKind::ValueRead : SyncKind::Device;
+        s.sync = m == Method::ValueRead ? SyncKind::ValueRead
+                 : method == "cpu"      ? SyncKind::BlockingCopy
+                                        : SyncKind::Device;
         s.confidence = model::Confidence::Low;
         return {};
       }
+      // `self.model.forward(x)`: a module called through its forward.
+      if (method == "forward") return moduleCall(recv, recv.path + ".forward", a);
       return deviceResult(a, recv.path + "." + std::string(method));
     }
   }
@@ -228,6 +233,7 @@ Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a)
         v.fact.conf = std::min(v.fact.conf, model::Confidence::Medium);
         return v;
       }
+      if (method == "forward") return moduleCall(recv, recv.path + ".forward", a);
       return {};
     case Kind::HostTensor: return callHostTensorMethod(recv, method, a);
     case Kind::Stream: {

@@ -21,6 +21,32 @@ const char* kHookRegistrations[] = {
     "register_step_post_hook",
 };
 
+// Frameworks call these once per training or decoding step, whatever class holds them: the
+// callbacks `on_train_batch_end`, `on_megatron_step_end`, `on_step_begin` (Lightning, NeMo,
+// transformers' TrainerCallback), and functions whose name has the word `step` (`train_step`,
+// `training_step`, `update_step_context`, `denoising_step`). Not accessors and set-up named
+// after a step (`get_step`, `set_step`, `init_step_state`, `num_step`, `warmup_step`), nor
+// a bare `step` (a scheduler's or an environment's, not only an optimizer's).
+std::string stepByName(std::string_view name) {
+  std::vector<std::string_view> words;
+  for (size_t b = 0; b < name.size();) {
+    size_t e = name.find('_', b);
+    if (e == std::string_view::npos) e = name.size();
+    if (e > b) words.push_back(name.substr(b, e - b));
+    b = e + 1;
+  }
+  if (words.size() < 2) return "";
+  auto has = [&](std::string_view w) { return std::find(words.begin(), words.end(), w) != words.end(); };
+  if (words[0] == "on" && (has("step") || has("batch")))
+    return "named as a per-step callback";
+  if (!has("step")) return "";
+  for (const char* setup : {"get", "set", "init", "initialize", "reset", "load", "save", "num", "max", "min", "total",
+                            "first", "last", "global", "warmup", "is", "has", "should", "skip", "build", "create",
+                            "make", "register", "setup", "configure", "compile", "capture", "profile", "benchmark"})
+    if (words[0] == setup) return "";
+  return "named as a per-step function";
+}
+
 bool isHookRegistration(std::string_view name) {
   for (const char* h : kHookRegistrations)
     if (name == h) return true;
@@ -39,6 +65,7 @@ struct ClassDef {
   TSNode node{};   // the class_definition
   TSNode bases{};  // argument_list, or null
   std::vector<std::pair<std::string, std::string>> methods;  // (method, function name)
+  bool tensorForward = false;  // defines forward(self, x: torch.Tensor, ...)
   ClassRole role = ClassRole::None;
   bool resolving = false, resolved = false;
 };
@@ -69,6 +96,8 @@ class RoleFinder {
           if (m && method == m) out.hot.emplace(fn, kind + method);
     }
     hooks(root, out);
+    for (const auto& f : fns_)
+      if (std::string why = stepByName(lastName(f.name)); !why.empty()) out.hot.emplace(f.name, why);
     return out;
   }
 
@@ -82,7 +111,11 @@ class RoleFinder {
         std::string name = prefix + n;
         fns_.push_back({name, cls, ts_node_start_byte(d), ts_node_end_byte(d)});
         names_.insert(name);
-        if (!cls.empty()) classes_[cls].methods.emplace_back(n, name);
+        if (!cls.empty()) {
+          ClassDef& c = classes_[cls];
+          c.methods.emplace_back(n, name);
+          if (n == "forward") c.tensorForward |= takesTensors(field(d, "parameters"));
+        }
         definitions(field(d, "body"), name + ".", "");
       } else if (is(d, "class_definition")) {
         std::string c(text(field(d, "name"), src_));
@@ -115,6 +148,9 @@ class RoleFinder {
     // A base from another file (`class UNet(ModelMixin)`): the class is a Module when its own
     // code builds one — it calls super().__init__ and stores torch.nn modules in `self.`.
     if (role == ClassRole::None && based && buildsSubmodules(classText(c.node))) role = ClassRole::Module;
+    // Nor when it only wraps modules built elsewhere (`class DiTPiP(BaseModel)` holding
+    // `self.model = model`): a `forward` that takes tensors is a Module's forward.
+    if (role == ClassRole::None && based && c.tensorForward) role = ClassRole::Module;
     c.role = role, c.resolving = false, c.resolved = true;
     return role;
   }
@@ -146,6 +182,22 @@ class RoleFinder {
       if (eq == std::string_view::npos) continue;
       std::string_view rhs = line.substr(eq + 3);
       if (rhs.starts_with("nn.") || rhs.starts_with("torch.nn.")) return true;
+    }
+    return false;
+  }
+
+  // A parameter annotated as a tensor (`x: torch.Tensor`, `mask: Optional[Tensor]`,
+  // `ids: torch.LongTensor`), after `self`.
+  bool takesTensors(TSNode params) const {
+    if (ts_node_is_null(params)) return false;
+    for (TSNode p : NamedChildren(params)) {
+      if (!is(p, "typed_parameter") && !is(p, "typed_default_parameter")) continue;
+      std::string_view type = text(field(p, "type"), src_);
+      for (size_t at = type.find("Tensor"); at != std::string_view::npos; at = type.find("Tensor", at + 6)) {
+        // The word ends there (`Tensor`, `FloatTensor`), not `TensorDict` or `TensorType`.
+        size_t e = at + 6;
+        if (e == type.size() || !(std::isalnum(static_cast<unsigned char>(type[e])) || type[e] == '_')) return true;
+      }
     }
     return false;
   }

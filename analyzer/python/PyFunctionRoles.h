@@ -8,7 +8,9 @@
 //     torch.nn class (`nn.Linear`, `torch.nn.Sequential`; not Parameter/Buffer), or a class of
 //     this module that is one of these; or, when no base says so (a base from another file:
 //     `class UNet(ModelMixin)`), a class whose own code calls super().__init__ and stores a
-//     torch.nn module in `self.` (`self.proj = nn.Linear(...)`);
+//     torch.nn module in `self.` (`self.proj = nn.Linear(...)`), or whose `forward` takes
+//     tensor-annotated parameters (`def forward(self, x: torch.Tensor)`: a wrapper of a model
+//     it was given, `class DiTPiP(BaseModel)`);
 //   * `forward` and `backward` of a torch.autograd.Function subclass (`autograd.Function`,
 //     `torch.autograd.Function`, `Function` imported from torch.autograd, or a class of this
 //     module deriving from one);
@@ -16,7 +18,11 @@
 //     (`torch.optim.AdamW`), or a class of this module deriving from one;
 //   * a function of this module passed to a per-step hook registration
 //     (`register_forward_hook`, `register_hook`, `register_comm_hook`...; kHookRegistrations),
-//     by name, as `self.method`, or through `functools.partial(f, ...)`.
+//     by name, as `self.method`, or through `functools.partial(f, ...)`;
+//   * a function named as per-step code, whatever its class: framework callbacks
+//     `on_*_batch_*` / `on_*_step_*` (`on_train_batch_end`, `on_megatron_step_end`) and names
+//     with the word `step` (`train_step`, `update_step_context`) except accessors and set-up
+//     (`get_step`, `init_step_state`, `num_steps`) and a bare `step` (a scheduler's too).
 // Deliberate: `__str__`, `__repr__`, `__format__`, `__rich_repr__`, `extra_repr` (formatting
 // for people; a sync there is the price of showing a value), and one-time set-up, by name:
 // constructors (`__init__`, `__post_init__`), `init*`/`setup*`/`configure*`/`calibrat*`/

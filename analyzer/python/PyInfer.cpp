@@ -10,6 +10,9 @@
 namespace sl::py {
 
 using model::Confidence;
+using model::CopyDir;
+using model::EventKind;
+using model::Tri;
 
 namespace {
 std::string rootOf(const std::string& path) { return path.substr(0, path.find_first_of(".[")); }
@@ -64,11 +67,14 @@ void Lowerer::useOnStream(std::vector<Value>& vs, TSNode at) {
 // device). Never for builtins, other libraries' functions or the project's own functions
 // (those have summaries).
 Value Lowerer::moduleCall(const Value& callee, std::string_view calleeText, const CallArgs& a) {
+  const size_t before = fn_.events.size();
   callWork(a.call, a.pos, std::string(calleeText));
+  const bool worked = fn_.events.size() > before;  // on a side stream, with its inputs
   if (callee.fact.kind == Kind::CudaModule) {
     Value v = cudaFrom(callee.fact);
     v.fact.conf = std::min(v.fact.conf, Confidence::Medium);
     v.fact.why = because(callee.fact.why, locOf(a.call), "output of '" + std::string(calleeText) + "', a module on the GPU");
+    if (!worked) stamp(emitWork(a.call, {}, std::string(calleeText)), v.fact);  // its kernels (a timer's work)
     return v;
   }
   const Fact* best = nullptr;
@@ -77,6 +83,15 @@ Value Lowerer::moduleCall(const Value& callee, std::string_view calleeText, cons
     if (x.value.fact.kind == Kind::CudaTensor && (!best || x.value.fact.conf > best->conf))
       best = &x.value.fact, from = &x;
   if (!best) {
+    // `self.model(x)`, `encoder.forward(x)` in code that uses CUDA: a model's forward launches
+    // kernels (what a host timer around it must wait for), although its output's device is
+    // not known.
+    if (!worked && mc_.touchesCuda && !cpuFunction_ && !cpuBranch_ && !callee.path.empty() && callee.path != "self" &&
+        looksLikeModuleName(callee.path)) {
+      auto& w = emitWork(a.call, {}, std::string(calleeText));
+      w.confidence = Confidence::Medium;
+      w.evidence = {{locOf(a.call), "'" + callee.path + "' is called like a model in code that uses CUDA"}};
+    }
     if (Value d = deviceResult(a, calleeText); d.fact.kind != Kind::Unknown) return d;
     // `out = op(x)` inside `with torch.cuda.stream(s)`: whatever it makes is made on s (so a
     // backward from it has its forward in the region).
@@ -91,6 +106,7 @@ Value Lowerer::moduleCall(const Value& callee, std::string_view calleeText, cons
   v.fact.why = because(best->why, locOf(a.call),
                        "output of '" + std::string(calleeText) + "' called with the CUDA tensor '" +
                            std::string(text(from->node, mc_.src)) + "'");
+  if (!worked) stamp(emitWork(a.call, {}, std::string(calleeText)), v.fact);
   return v;
 }
 
@@ -118,6 +134,16 @@ Value Lowerer::toDevice(Value recv, std::string_view method, CallArgs& a) {
                       deviceConfidence(d));
     v.fact.kind = Kind::CudaModule;
     if (!recv.path.empty()) env_[recv.path] = v.fact;  // Module.to/.cuda move in place
+    // `module.cuda(non_blocking=True)`: its parameters were made by its constructor in pageable
+    // host memory, so each copy is staged on this thread anyway (SL304's shape). Pinned
+    // parameters (offloading code pins them) are pinned one by one, not through the module.
+    if (truthy(a.keyword("non_blocking"))) {
+      auto& c = emit(EventKind::Copy, a.call, method == "to" ? "Module.to" : "Module.cuda");
+      c.dir = CopyDir::HostToDevice;
+      c.nonBlocking = true;
+      c.srcPinned = Tri::No;
+      stamp(c, v.fact);
+    }
     return v;
   }
   Value out = copyToDevice(recv, a, method == "to" ? "Tensor.to" : "Tensor.cuda");

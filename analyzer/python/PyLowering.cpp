@@ -329,21 +329,42 @@ void Lowerer::lowerIf(TSNode s) {
   ScopeKind kind = looksLikeGuard(cond) ? ScopeKind::Guarded : ScopeKind::Branch;
   const auto before = env_;
   std::vector<std::unordered_map<std::string, Fact>> arms;
-  auto arm = [&](TSNode block, ScopeKind k, TSNode at) {
+  // `if device.type == "cpu":` — what the arm runs is CPU work (`elif device_type == "cpu"`).
+  auto testsForCpu = [&](TSNode c) {
+    std::string_view t = text(c, mc_.src);
+    for (std::string_view w : {"== \"cpu\"", "== 'cpu'", "\"cpu\" ==", "'cpu' =="})
+      if (t.find(w) != std::string_view::npos) return true;
+    return false;
+  };
+  // `if isinstance(out, torch.Tensor):` / `if torch.is_tensor(out):` — a type test.
+  auto testsForTensor = [&](TSNode c) {
+    if (!is(c, "call")) return false;
+    std::string_view fn = text(field(c, "function"), mc_.src);
+    if (fn == "torch.is_tensor") return true;
+    if (fn != "isinstance") return false;
+    TSNode args = field(c, "arguments");
+    TSNode type = ts_node_named_child_count(args) == 2 ? ts_node_named_child(args, 1) : TSNode{};
+    std::string_view t = ts_node_is_null(type) ? "" : text(type, mc_.src);
+    return t == "torch.Tensor" || t == "Tensor";
+  };
+  auto arm = [&](TSNode block, ScopeKind k, TSNode at, bool cpu = false, bool tensor = false) {
     env_ = before;
     int sv = pushScope(k, at);
+    fn_.scopes.back().onlyIfTensor = tensor && k == ScopeKind::Branch;
+    cpuBranch_ += cpu;
     lowerBlock(block);
+    cpuBranch_ -= cpu;
     popScope(sv);
     if (fallsThrough(block)) arms.push_back(std::move(env_));
   };
-  arm(field(s, "consequence"), kind, s);
+  arm(field(s, "consequence"), kind, s, testsForCpu(cond), testsForTensor(cond));
   bool hasElse = false;
   for (TSNode c : NamedChildren(s)) {
     if (is(c, "elif_clause")) {
       TSNode ec = field(c, "condition");
       env_ = before;
       condition(ec);
-      arm(field(c, "consequence"), looksLikeGuard(ec) ? ScopeKind::Guarded : ScopeKind::Branch, c);
+      arm(field(c, "consequence"), looksLikeGuard(ec) ? ScopeKind::Guarded : ScopeKind::Branch, c, testsForCpu(ec));
     } else if (is(c, "else_clause")) {
       hasElse = true;
       arm(field(c, "body"), ScopeKind::Branch, c);  // the common path of an interval guard

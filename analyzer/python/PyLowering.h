@@ -179,6 +179,7 @@ class Lowerer {
   std::unordered_set<std::string> bound_;      // local names assigned in this function
   std::unordered_set<std::string> nested_;     // functions defined in this one (closures)
   bool cpuFunction_ = false;                   // named like CPU code (`*_cpu`, `cpu_*`)
+  int cpuBranch_ = 0;                          // inside `if device.type == "cpu":` arms
 };
 
 }  // namespace sl::py

@@ -171,3 +171,24 @@ def empty_placeholders(names, device):
     for name in names:
         bias = torch.Tensor().to(dtype=torch.float16, device=device)
         ids = torch.LongTensor([]).to(device)
+
+
+class PipelinedDenoiser(BaseDenoiser):
+    def forward(self, latents: torch.Tensor, t: torch.Tensor):
+        return self.model(latents, t)  # the caller synchronizes once, after the last step
+
+
+class ConfigRecord(BaseRecord):
+    # Based on another file's class, but its forward takes no tensors: not known to be a Module.
+    def forward(self, name: str):
+        return torch.zeros(1, device="cuda").item()
+
+
+def update_step_context(ctx):
+    ctx.start_loc = torch.zeros(1, dtype=torch.long, device="cuda")  # made on the GPU: no copy
+    return ctx
+
+
+def init_step_state(n):
+    # Named after a step, but set-up: it runs once.
+    return torch.tensor(list(range(n)), device="cuda")

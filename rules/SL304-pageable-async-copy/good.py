@@ -10,3 +10,8 @@ def upload(array: np.ndarray, loader_batch):
     plain = torch.arange(16).cuda()           # blocking copy: honest about it
     other = loader_batch.to("cuda", non_blocking=True)   # memory kind unknown
     return gpu, ids, plain, other
+
+
+def place_pipeline(stages):
+    for i, stage_module in enumerate(stages):
+        stage_module.cuda(torch.cuda.current_device())  # a plain, blocking move: nothing pretends

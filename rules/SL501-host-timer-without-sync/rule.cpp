@@ -61,17 +61,25 @@ class HostTimerWithoutSync : public Rule {
   }
   // A sync after `w` runs after w whenever w ran if its scope encloses w's (the same branch or
   // loop body, or an outer one), or sits in loops/regions nested there (loops assumed to run).
+  // A sync whose scope also holds the clock read (`if timing: synchronize(); t1 = time()`)
+  // runs whenever that read does, after the work: the interval is synced on every path that
+  // reads the clock.
   static bool drained(RuleContext& ctx, const model::Function& f, size_t w, size_t close) {
     for (size_t s = w + 1; s < close; ++s)
-      if (syncs(ctx, f.events[s]) && reaches(f, f.events[s].scope, f.events[w].scope)) return true;
+      if (syncs(ctx, f.events[s]) && (reaches(f, f.events[s].scope, f.events[w].scope) ||
+                                      model::scopeWithin(f, f.events[close].scope, f.events[s].scope)))
+        return true;
     return false;
   }
+  // A sync under `if isinstance(out, torch.Tensor):` counts as well: the path that skips it
+  // has no GPU result to wait for (`if isinstance(out, torch.Tensor): out = out.cpu()`).
   static bool reaches(const model::Function& f, int from, int to) {
     if (model::scopeWithin(f, to, from)) return true;
     for (int s = from; s >= 0; s = f.scopes[size_t(s)].parent) {
       if (model::scopeWithin(f, to, s)) return true;
-      auto k = f.scopes[size_t(s)].kind;
-      if (k != model::ScopeKind::Loop && k != model::ScopeKind::StreamRegion) return false;
+      const auto& sc = f.scopes[size_t(s)];
+      if (sc.kind != model::ScopeKind::Loop && sc.kind != model::ScopeKind::StreamRegion && !sc.onlyIfTensor)
+        return false;
     }
     return false;
   }

@@ -148,26 +148,28 @@ expect_not_in cxx-progress-quiet-none "$tmp/err" "[1/2]"
 # --fix: SL103 and SL501 have mechanical fixes; --diff-only previews them as a patch git
 # accepts; --fix writes them and checks again (what is left is reported); SARIF, JSON and
 # lintrunner carry them.
-fx=$tmp/fix && mkdir -p "$fx" && cp rules/SL103-*/bad.py "$fx/sl103.py" && cp rules/SL501-*/bad.py "$fx/sl501.py"
+fx=$tmp/fix && mkdir -p "$fx"
+printf 'import torch\nfrom torch.cuda import default_stream\n\n\ndef launch(comm):\n    comm.wait_stream(torch.cuda.default_stream())\n    default_stream().wait_stream(comm)\n' >"$fx/sl103.py"
+printf 'import time\nimport torch\n\na = torch.ones(64, 64, device="cuda")\nstart = time.time()\nfor i in range(10):\n    c = torch.mm(a, a)\nend = time.time()\n\n\ndef timed(x):\n    t0 = time.perf_counter()\n    y = torch.relu(a)\n    t1 = time.perf_counter()\n    return t1 - t0\n' >"$fx/sl501.py"
+cp "$fx/sl103.py" "$tmp/sl103.orig"
 SLA=$(cd "$(dirname "$SL")" && pwd)/$(basename "$SL")
 check fix-count 1 "$SL" check --no-cache --select SL103,SL501 "$fx"
-expect_in fix-count-summary "$tmp/out" "6 fixable with --fix"
+expect_in fix-count-summary "$tmp/out" "4 findings (SL103: 2, SL501: 2); 3 fixable with --fix"
 (cd "$fx" && "$SLA" check --no-cache --select SL103,SL501 --fix --diff-only . >"$tmp/fix.patch" 2>"$tmp/err"); rc=$?
 if [ "$rc" = 1 ] && (cd "$fx" && git apply --check -p1 "$tmp/fix.patch"); then passed=$((passed + 1)); else
   failed=$((failed + 1)); echo "FAIL fix-diff-only: exit $rc or a patch git rejects"; cat "$tmp/fix.patch"; fi
 expect_in fix-diff-only-insert "$tmp/fix.patch" "+    torch.cuda.synchronize()"
-expect_in fix-diff-only-replace "$tmp/fix.patch" "+        self.comm_stream.wait_stream(torch.cuda.current_stream())"
-if cmp -s "$fx/sl103.py" rules/SL103-*/bad.py; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL --diff-only changed a file"; fi
+expect_in fix-diff-only-replace "$tmp/fix.patch" "+    comm.wait_stream(torch.cuda.current_stream())"
+if cmp -s "$fx/sl103.py" "$tmp/sl103.orig"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL --diff-only changed a file"; fi
 (cd "$fx" && "$SLA" check --no-cache --select SL103,SL501 --format sarif -o "$tmp/fix.sarif" . )
 check fix-sarif-valid 0 /usr/bin/python3 tests/cli/sarif_validate.py "$tmp/fix.sarif"
 expect_in fix-sarif-fixes "$tmp/fix.sarif" '"insertedContent"'
 check fix-lintrunner 0 "$SL" check --no-cache --select SL103 --format lintrunner "$fx"
 expect_in fix-lintrunner-replacement "$tmp/out" 'wait_stream(torch.cuda.current_stream())'
 check fix-apply 1 "$SL" check --no-cache --select SL103,SL501 --fix "$fx"
-expect_in fix-apply-msg "$tmp/err" "fixed 6 findings in 2 files"
-# Left: the bare default_stream() (its fix would need an import) and a default stream held
-# in a variable (the wait names the variable).
-expect_in fix-apply-left "$tmp/out" "2 findings (SL103: 2)"
+expect_in fix-apply-msg "$tmp/err" "fixed 3 findings in 2 files"
+# Left: the bare default_stream() (its fix would need an import).
+expect_in fix-apply-left "$tmp/out" "1 finding (SL103: 1)"
 check fix-diff-only-alone 2 "$SL" check --diff-only "$fx"
 
 # The result cache: an unchanged tree gets the same answer from it; a changed input, config or
