@@ -238,10 +238,12 @@ TEST(FunctionRoles, LoggingStatementsAndDeviceKernels) {
       "    y = x.log()\n"                            // 12: torch's logarithm
       "    z = torch.log_softmax(x, -1)\n"           // 13
       "    self_parameter.copy_(x)\n"                // 14
+      "    val_log = {'x': x.item()}\n"              // 15: a dict to log
+      "    log_probs = x.log_softmax(-1)\n"          // 16: not one
       "@cuda.jit\n"
       "def kernel(a):\n"
       "    a[0] = 1\n");
-  std::vector<std::pair<uint32_t, uint32_t>> want = {{5, 5}, {6, 7}, {8, 8}, {9, 9}, {10, 10}, {11, 11}};
+  std::vector<std::pair<uint32_t, uint32_t>> want = {{5, 5}, {6, 7}, {8, 8}, {9, 9}, {10, 10}, {11, 11}, {15, 15}};
   EXPECT_EQ(m.loggingOnly, want);
   EXPECT_EQ(m.find("kernel"), nullptr);  // device code is not lowered
   EXPECT_NE(m.find("f"), nullptr);

@@ -281,12 +281,13 @@ class RoleFinder {
     return false;
   }
 
-  // `metrics["loss"] = ...`, `self.log_dict[k] = ...`, `logs = {...}`: a dict of values to show.
+  // `metrics["loss"] = ...`, `self.log_dict[k] = ...`, `val_log = {...}`: a dict of values to
+  // show. (`log_probs = ...` is not: only a name that ends in `log`/`logs` counts.)
   bool metricsTarget(TSNode left) const {
     if (!is(left, "subscript") && !is(left, "identifier") && !is(left, "attribute")) return false;
     std::string name = lowerLast(left);
-    return name.find("metric") != std::string::npos || name == "logs" || name == "log_dict" ||
-           name.starts_with("logging_output") || name == "log_info";
+    return name.find("metric") != std::string::npos || name == "logs" || name == "log" || name.ends_with("_log") ||
+           name.ends_with("_logs") || name == "log_dict" || name.starts_with("logging_output") || name == "log_info";
   }
 
   void hookCall(TSNode call, FunctionRoles& out) {
