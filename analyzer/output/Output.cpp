@@ -59,6 +59,9 @@ void writeJson(std::ostream& os, const std::vector<Finding>& findings, const Out
   if (!o.runProperties.is_null()) doc["run"] = o.runProperties;
   // What --check-deliberate-code would add, so a dashboard can say what it does not show.
   if (!o.hidden.empty()) doc["hidden"] = {{"deliberate_code", o.hidden.size()}};
+  // What SARIF keeps as notifications (damaged logs, dropped records, unreadable inputs): a
+  // JSON consumer must not take a partial result for a whole one.
+  if (!o.inputErrors.empty()) doc["errors"] = o.inputErrors;
   os << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 

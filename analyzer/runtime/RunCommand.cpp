@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -192,9 +193,14 @@ int runMain(const std::vector<std::string>& args) {
 
   timespec started{};
   clock_gettime(CLOCK_REALTIME, &started);
+  const pid_t parent = getpid();  // (we may be PID 1 in a container: compare, do not assume)
   g_child = fork();
   if (g_child < 0) { std::cerr << "streamlint run: fork failed: " << strerror(errno) << "\n"; return 2; }
   if (g_child == 0) {
+    // If `streamlint run` itself is killed (SIGKILL cannot be forwarded), the program goes too
+    // instead of running on orphaned; the race with our death before this call is checked.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(128 + SIGKILL);
     execvp(argv[0], argv.data());
     std::cerr << "streamlint run: cannot run " << argv[0] << ": " << strerror(errno) << "\n";
     _exit(127);

@@ -32,7 +32,11 @@ struct ClockMap {
     if (scale < 0.99 || scale > 1.01) scale = 1;  // pairs that disagree (a profiler took CUPTI)
     offset = double(a.monoNs) - scale * double(a.cuptiNs);
   }
-  uint64_t toMono(uint64_t cupti) const { return uint64_t(scale * double(cupti) + offset); }
+  uint64_t toMono(uint64_t cupti) const {
+    // Clamped: a damaged clock pair must not make the conversion undefined behaviour.
+    double v = scale * double(cupti) + offset;
+    return v <= 0 ? 0 : v >= 1.8e19 ? UINT64_MAX : uint64_t(v);
+  }
 };
 
 std::string opName(const ProcessLog& log, const slog::ActivityRecord& a) {

@@ -145,6 +145,9 @@ def damaged_logs(tmp):
     open(cut, "wb").write(src[: len(src) * 2 // 3])
     p = report(cut)
     check("damaged" in p.stderr or "no trailer" in p.stderr, f"truncation not reported: {p.stderr}")
+    # JSON keeps what SARIF's notifications keep: a consumer sees that the log was partial.
+    p = report(cut, "--format", "json")
+    check(any("trailer" in e or "damaged" in e for e in json.loads(p.stdout).get("errors", [])), p.stdout[-500:])
     flipped = bytearray(src)
     flipped[len(src) // 2] ^= 0xFF
     bad = os.path.join(tmp, "flipped.slog")
@@ -193,6 +196,33 @@ def fork_child(tmp):
     got = sorted(per.values())
     # Two call sites each: the parent's before and after fork, the child's two.
     check(got == [[("cudaDeviceSynchronize", 1)] * 2, [("cudaStreamSynchronize", 1)] * 2], f"{per}")
+
+
+def run_killed(tmp):
+    """SIGKILL of `streamlint run` (which cannot forward it) takes the program with it."""
+    import time
+    p = subprocess.Popen([A.streamlint, "run", "--out", tmp, "--", "sleep", "60"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child = None
+    for _ in range(100):
+        try:
+            kids = open(f"/proc/{p.pid}/task/{p.pid}/children").read().split()
+        except OSError:
+            kids = []
+        if kids:
+            child = int(kids[0])
+            break
+        time.sleep(0.05)
+    check(child is not None, "streamlint run started no child")
+    p.kill()
+    p.wait()
+    for _ in range(100):
+        if not os.path.exists(f"/proc/{child}") or open(f"/proc/{child}/stat").read().split()[2] == "Z":
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(child, signal.SIGKILL)
+        raise Fail("the program outlived a killed `streamlint run`")
 
 
 def sigterm(tmp):
@@ -478,7 +508,7 @@ def gpu_injection(tmp):
     check(m and int(m.group(1)) >= 11, f"GPU activity of 11 ops expected:\n{q.stderr}")
 
 
-SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, sarif, exit_codes, damaged_logs, fork_child,
+SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, sarif, exit_codes, damaged_logs, fork_child, run_killed,
                                      sigterm, python_fork, threads, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, stub_sites, fixture_timing,
                                      fixture_driver_level, fixture_profiler, fixture_injection, gpu_timing, gpu_profiler,
                                      gpu_sampled, gpu_native_sites, gpu_graph_capture, gpu_injection,
