@@ -2,6 +2,7 @@
 // itself writes one DIR/<host>-<pid>.slog per process that makes CUDA calls; children inherit the
 // environment, so torchrun ranks and DataLoader workers are recorded too.
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -172,7 +173,16 @@ int runMain(const std::vector<std::string>& args) {
               << " (set SL_INTERPOSER=/path/to/libstreamlint_interposer.so)\n";
     return 2;
   }
-  if (!makeDirs(out) || access(out.c_str(), W_OK) != 0) {
+  // access(W_OK) says yes to root on /proc and read-only mounts: create a file to be sure.
+  auto canCreate = [](const std::string& dir) {
+    std::string probe = dir + "/.streamlint-probe-" + std::to_string(getpid());
+    int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return false;
+    close(fd);
+    unlink(probe.c_str());
+    return true;
+  };
+  if (!makeDirs(out) || access(out.c_str(), W_OK) != 0 || !canCreate(out)) {
     std::cerr << "streamlint run: cannot write logs to " << out << ": " << strerror(errno) << "\n";
     return 2;
   }

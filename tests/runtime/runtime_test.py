@@ -122,6 +122,9 @@ def exit_codes(tmp):
     p = report(bogus, ok=(2,))
     check("bogus.slog" in p.stderr and "not a streamlint runtime log" in p.stderr, p.stderr)
     report(os.path.join(tmp, "missing"), ok=(2,))
+    # A directory nothing can be created in (root's access() says yes to /proc) is refused.
+    p = sl_run("/proc", ["true"], ok=(2,))
+    check("cannot write logs to /proc" in p.stderr, p.stderr)
     # A program that never calls CUDA leaves no log: `run` says so instead of pointing at report.
     quiet_dir = os.path.join(tmp, "no-cuda")
     p = sl_run(quiet_dir, [sys.executable, "-c", "print('hi')"])
