@@ -43,23 +43,43 @@ std::map<std::pair<uint32_t, uint32_t>, Intervals> busyByStream(const ProcessTim
 
 namespace {
 
+// Streams on one device above which pairs that never overlapped are left out of the summary
+// (their number grows with the square of the streams), and concurrency above which a moment's
+// pairs are not counted (CUDA runs at most 128 kernels at once; such moments are pathological).
+constexpr size_t kAllPairsUpTo = 64;
+constexpr size_t kPairConcurrency = 64;
+
+// |[start, end) ∩ busy| by binary search: busy is merged and sorted.
+uint64_t coveredLength(uint64_t start, uint64_t end, const Intervals& busy) {
+  auto it = std::upper_bound(busy.begin(), busy.end(), std::make_pair(start, UINT64_MAX));
+  if (it != busy.begin()) --it;
+  uint64_t n = 0;
+  for (; it != busy.end() && it->first < end; ++it) {
+    uint64_t lo = std::max(it->first, start), hi = std::min(it->second, end);
+    if (hi > lo) n += hi - lo;
+  }
+  return n;
+}
+
 bool mostlyInside(uint64_t start, uint64_t end, const Intervals& busy) {
-  return end > start && 2 * intersectionLength({{start, end}}, busy) > end - start;
+  return end > start && 2 * coveredLength(start, end, busy) > end - start;
 }
 
 // Mean duration of same-name kernels of streams a and b while the other was busy, over their
 // mean duration alone, weighted by how many ran overlapped.
-double slowdownWhenOverlapped(const ProcessTimeline& t, uint32_t device, uint32_t a, uint32_t b,
-                              const Intervals& busyA, const Intervals& busyB) {
+double slowdownWhenOverlapped(const ProcessTimeline& t, const std::vector<size_t>& opsA,
+                              const std::vector<size_t>& opsB, const Intervals& busyA, const Intervals& busyB) {
   struct Sums { double overlapped = 0, alone = 0; size_t n = 0, m = 0; };
   std::map<std::string, Sums> byName;
-  for (const auto& op : t.ops) {
-    if (op.kind != slog::ActivityKind::Kernel || op.device != device || (op.stream != a && op.stream != b)) continue;
-    auto& s = byName[op.name];
-    double d = double(op.endNs - op.startNs);
-    if (mostlyInside(op.startNs, op.endNs, op.stream == a ? busyB : busyA)) { s.overlapped += d; s.n++; }
-    else { s.alone += d; s.m++; }
-  }
+  for (const auto* list : {&opsA, &opsB})
+    for (size_t k : *list) {
+      const GpuOp& op = t.ops[k];
+      if (op.kind != slog::ActivityKind::Kernel) continue;
+      auto& s = byName[op.name];
+      double d = double(op.endNs - op.startNs);
+      if (mostlyInside(op.startNs, op.endNs, list == &opsA ? busyB : busyA)) { s.overlapped += d; s.n++; }
+      else { s.alone += d; s.m++; }
+    }
   double weighted = 0;
   size_t weight = 0;
   for (const auto& [name, s] : byName) {
@@ -70,38 +90,95 @@ double slowdownWhenOverlapped(const ProcessTimeline& t, uint32_t device, uint32_
   return weight ? weighted / double(weight) : 0;
 }
 
+// One device's streams (indices into t.streams): a sweep over their busy intervals. A stream's
+// intervals are merged, so it is active at most once at a time; the time it is active alone is
+// the time no other stream overlapped it. Pairs' both-busy time is summed per moment.
+void sweepDevice(const std::vector<size_t>& idx, const std::vector<Intervals>& busy, std::vector<uint64_t>& alone,
+                 std::map<std::pair<size_t, size_t>, uint64_t>& pairNs) {
+  struct Edge { uint64_t at; bool start; size_t stream; };
+  std::vector<Edge> edges;
+  for (size_t i : idx)
+    for (const auto& [a, b] : busy[i]) edges.push_back({a, true, i}), edges.push_back({b, false, i});
+  // Ends before starts at the same instant: touching intervals do not overlap.
+  std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) {
+    return x.at != y.at ? x.at < y.at : (!x.start && y.start);
+  });
+  std::vector<size_t> active;
+  std::map<size_t, size_t> where;  // stream -> position in active
+  uint64_t prev = 0;
+  for (const auto& e : edges) {
+    uint64_t dt = e.at - prev;
+    if (dt && active.size() == 1) alone[active[0]] += dt;
+    else if (dt && active.size() >= 2 && active.size() <= kPairConcurrency)
+      for (size_t x = 0; x < active.size(); ++x)
+        for (size_t y = x + 1; y < active.size(); ++y)
+          pairNs[{std::min(active[x], active[y]), std::max(active[x], active[y])}] += dt;
+    prev = e.at;
+    if (e.start) {
+      where[e.stream] = active.size();
+      active.push_back(e.stream);
+    } else {
+      size_t at = where[e.stream];
+      active[at] = active.back();
+      where[active[at]] = at;
+      active.pop_back();
+      where.erase(e.stream);
+    }
+  }
+}
+
 }  // namespace
 
+// Near-linear in the streams and ops (a sweep per device), so a log with thousands of streams
+// reports in seconds; only pairs cost more, and only pairs that ran together are listed beyond
+// kAllPairsUpTo streams on a device.
 OverlapSummary analyzeOverlap(const ProcessTimeline& t) {
   OverlapSummary out;
   auto byStream = busyByStream(t);
   std::vector<Intervals> busy;
-  for (const auto& s : t.streams) {
+  std::map<std::pair<uint32_t, uint32_t>, size_t> index;
+  std::map<uint32_t, std::vector<size_t>> byDevice;
+  for (size_t i = 0; i < t.streams.size(); ++i) {
+    const auto& s = t.streams[i];
     busy.push_back(std::move(byStream[{s.device, s.id}]));
     StreamOverlap so;
     so.device = s.device;
     so.stream = s.id;
     so.busyNs = length(busy.back());
     out.streams.push_back(so);
+    index[{s.device, s.id}] = i;
+    byDevice[s.device].push_back(i);
   }
+  std::vector<std::vector<size_t>> opsOf(t.streams.size());
+  for (size_t k = 0; k < t.ops.size(); ++k)
+    if (auto it = index.find({t.ops[k].device, t.ops[k].stream}); it != index.end()) opsOf[it->second].push_back(k);
+  std::vector<uint64_t> alone(t.streams.size(), 0);
+  std::map<std::pair<size_t, size_t>, uint64_t> pairNs;
+  for (const auto& [device, idx] : byDevice) sweepDevice(idx, busy, alone, pairNs);
+  for (size_t i = 0; i < t.streams.size(); ++i) out.streams[i].overlappedNs = out.streams[i].busyNs - alone[i];
+  auto addPair = [&](size_t i, size_t j, uint64_t overlapNs) {
+    StreamPairOverlap p;
+    p.device = t.streams[i].device;
+    p.a = t.streams[i].id;
+    p.b = t.streams[j].id;
+    p.overlapNs = overlapNs;
+    p.shareOfA = out.streams[i].busyNs ? double(p.overlapNs) / double(out.streams[i].busyNs) : 0;
+    p.shareOfB = out.streams[j].busyNs ? double(p.overlapNs) / double(out.streams[j].busyNs) : 0;
+    if (p.overlapNs) p.overlappedSlowdown = slowdownWhenOverlapped(t, opsOf[i], opsOf[j], busy[i], busy[j]);
+    out.pairs.push_back(p);
+  };
   for (size_t i = 0; i < t.streams.size(); ++i) {
-    Intervals others;
-    for (size_t j = 0; j < t.streams.size(); ++j) {
-      if (j == i || t.streams[j].device != t.streams[i].device) continue;
-      others.insert(others.end(), busy[j].begin(), busy[j].end());
-      if (j < i) continue;
-      StreamPairOverlap p;
-      p.device = t.streams[i].device;
-      p.a = t.streams[i].id;
-      p.b = t.streams[j].id;
-      p.overlapNs = intersectionLength(busy[i], busy[j]);
-      p.shareOfA = out.streams[i].busyNs ? double(p.overlapNs) / double(out.streams[i].busyNs) : 0;
-      p.shareOfB = out.streams[j].busyNs ? double(p.overlapNs) / double(out.streams[j].busyNs) : 0;
-      if (p.overlapNs)
-        p.overlappedSlowdown = slowdownWhenOverlapped(t, p.device, p.a, p.b, busy[i], busy[j]);
-      out.pairs.push_back(p);
+    const auto& idx = byDevice[t.streams[i].device];
+    if (idx.size() <= kAllPairsUpTo) {
+      for (size_t j : idx)
+        if (j > i) {
+          auto it = pairNs.find({i, j});
+          addPair(i, j, it == pairNs.end() ? 0 : it->second);
+        }
+    } else {
+      for (auto it = pairNs.lower_bound({i, 0}); it != pairNs.end() && it->first.first == i; ++it)
+        addPair(i, it->first.second, it->second);
     }
-    out.streams[i].overlappedNs = intersectionLength(busy[i], unite(std::move(others)));
   }
   return out;
 }

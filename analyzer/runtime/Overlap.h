@@ -30,7 +30,9 @@ struct StreamOverlap {
 
 struct OverlapSummary {
   std::vector<StreamOverlap> streams;   // only streams with GPU work
-  std::vector<StreamPairOverlap> pairs; // pairs on the same device that both had work
+  // Pairs on the same device that both had work; on a device with more than 64 streams, only
+  // the pairs that were busy together (the rest would grow with the square of the streams).
+  std::vector<StreamPairOverlap> pairs;
 };
 
 // Sorted, merged busy intervals [start, end) of one stream.
