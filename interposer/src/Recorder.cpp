@@ -58,6 +58,11 @@ pthread_t g_writer;
 bool g_writerRunning = false;
 uint64_t g_ringBytes = 1 << 20;
 uint64_t g_capBytes = 64ull << 20;
+// On-disk cap (SL_MAX_LOG_MB, default 4096; 0 = none): past it, chunks are counted as dropped
+// instead of written, so a tight loop cannot fill the disk. The trailer always fits.
+uint64_t g_logCapBytes = 4096ull << 20;
+uint64_t g_logBytes = 0;        // written so far (file lock held)
+uint64_t g_cappedChunks = 0, g_cappedRecords = 0;
 uint32_t g_pyVersion = 0;
 uint32_t g_writerTid = 0;
 int g_lastModuleAdds = -1;
@@ -98,9 +103,32 @@ void writeAll(const iovec* iov, int n) {
   }
 }
 
+// CUDA call records in a chunk's two pieces (a record may straddle them), by walking the record
+// headers: what a capped chunk loses, counted like a full ring's drops.
+uint64_t countApiRecords(const void* a, size_t na, const void* b, size_t nb) {
+  uint64_t n = 0;
+  for (size_t off = 0; off + sizeof(slog::RecHeader) <= na + nb;) {
+    slog::RecHeader h;
+    for (size_t k = 0; k < sizeof h; ++k)
+      reinterpret_cast<char*>(&h)[k] = off + k < na ? static_cast<const char*>(a)[off + k]
+                                                    : static_cast<const char*>(b)[off + k - na];
+    if (h.bytes < sizeof h) break;
+    n += h.type == slog::RecType::Api;
+    off += h.bytes;
+  }
+  return n;
+}
+
 // One chunk from up to two pieces (a ring's wrapped range). Caller holds the file lock.
-void writeChunk(uint32_t tid, const void* a, size_t na, const void* b, size_t nb) {
+void writeChunk(uint32_t tid, const void* a, size_t na, const void* b, size_t nb, bool always = false) {
   if (g_fd < 0 || na + nb == 0) return;
+  const uint64_t bytes = sizeof(slog::ChunkHeader) + na + nb;
+  if (!always && g_logCapBytes && g_logBytes + bytes > g_logCapBytes) {
+    ++g_cappedChunks;
+    g_cappedRecords += countApiRecords(a, na, b, nb);
+    return;
+  }
+  g_logBytes += bytes;
   slog::ChunkHeader ch{slog::kChunkMagic, uint32_t(na + nb), 0, tid};
   ch.checksum = slog::fnv1a32(b, nb, slog::fnv1a32(a, na));
   iovec v[3] = {{&ch, sizeof ch}, {const_cast<void*>(a), na}, {const_cast<void*>(b), nb}};
@@ -292,15 +320,16 @@ void writeTrailerLocked() {
     dropped += ts->dropped.load();
     records += ts->records.load();
   }
-  t.records = records;
-  t.dropped = dropped;
+  t.records = records > g_cappedRecords ? records - g_cappedRecords : 0;
+  t.dropped = dropped + g_cappedRecords;
+  t.cappedChunks = uint32_t(g_cappedChunks > UINT32_MAX ? UINT32_MAX : g_cappedChunks);
   t.droppedThreads = g_droppedThreads.load();
   t.peakBytes = g_peakBytes.load();
   t.capBytes = g_capBytes;
   t.activityDropped = g_activityDropped.load();
   t.cuptiState = g_cuptiState.load();
   t.gpuTiming = g_gpuTiming.load();
-  writeChunk(g_writerTid ? g_writerTid : gettidNow(), &t, sizeof t, nullptr, 0);
+  writeChunk(g_writerTid ? g_writerTid : gettidNow(), &t, sizeof t, nullptr, 0, /*always=*/true);
 }
 
 // ---- signals --------------------------------------------------------------------------------
@@ -374,6 +403,7 @@ void readConfig() {
                                                  : tscUsable();
   if (const char* d = getenv("SL_OUT_DIR"); d && *d) snprintf(g_outDir, sizeof g_outDir, "%s", d);
   g_capBytes = envBytes("SL_MAX_MB", 64ull << 20, 1ull << 20);
+  if (const char* v = getenv("SL_MAX_LOG_MB"); v && *v) g_logCapBytes = strtoull(v, nullptr, 10) << 20;
   uint64_t ring = envBytes("SL_RING_KB", 1024ull << 10, 1ull << 10);
   g_ringBytes = 4096;
   while (g_ringBytes < ring) g_ringBytes <<= 1;  // power of two: masks instead of divisions
@@ -395,6 +425,8 @@ bool openLog() {
   mkdirs(g_outDir);
   snprintf(g_path, sizeof g_path, "%s/%s-%d.slog", g_outDir, host, int(getpid()));
   g_fd = open(g_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  g_logBytes = 0;  // a new file (a forked child's too): its own cap
+  g_cappedChunks = g_cappedRecords = 0;
   g_logPid = getpid();
   if (g_fd < 0) {
     fprintf(stderr, "streamlint: cannot write the runtime log %s: %s; this process runs unrecorded\n",

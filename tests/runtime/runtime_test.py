@@ -250,10 +250,22 @@ def threads(tmp):
     total = int(re.search(r"calls=(\d+)", p.stdout).group(1))
     q = report(tmp)
     calls = int(re.search(r"(\d+) CUDA calls", q.stderr).group(1))
-    m = re.search(r"(\d+) records dropped \(ring full or memory cap\), (\d+) threads unrecorded", q.stderr)
+    m = re.search(r"(\d+) records dropped \(ring full, memory cap or log size cap\), (\d+) threads unrecorded", q.stderr)
     dropped = int(m.group(1)) if m else 0
     check(calls + dropped == total, f"{calls} recorded + {dropped} dropped != {total} calls\n{q.stderr}")
     check(calls > 0, "nothing recorded")
+    # The on-disk cap (issue 17): the log stays under SL_MAX_LOG_MB, and what it could not hold
+    # is counted as dropped, exactly, and named.
+    capped = os.path.join(tmp, "capped")
+    os.mkdir(capped)
+    p = run([prog], env={"LD_PRELOAD": A.lib, "SL_OUT_DIR": capped, "SL_MAX_LOG_MB": "1"})
+    log = logs_in(capped)[0]
+    check(os.path.getsize(log) <= (1 << 20) + 4096, f"log of {os.path.getsize(log)} bytes over a 1 MiB cap")
+    q = report(capped)
+    calls = int(re.search(r"(\d+) CUDA calls", q.stderr).group(1))
+    m = re.search(r"(\d+) records dropped", q.stderr)
+    check(m and calls + int(m.group(1)) == total and calls < total, f"cap: {calls} + dropped != {total}\n{q.stderr}")
+    check("reached its size cap (SL_MAX_LOG_MB)" in q.stderr, q.stderr)
 
 
 def launch_frames(log):

@@ -227,7 +227,8 @@ struct ClockRecord {
 
 struct TrailerRecord {
   RecHeader h;
-  uint32_t reserved;
+  uint32_t cappedChunks;   // chunks not written because the log reached SL_MAX_LOG_MB (their
+                           // records are counted in `dropped`); 0 in logs of older recorders
   uint64_t records;        // records written
   uint64_t dropped;        // records lost because a ring was full or the memory cap was reached
   uint64_t droppedThreads; // threads that got no ring because of the cap
