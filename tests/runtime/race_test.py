@@ -102,6 +102,19 @@ def with_gap(src, dst, from_ns, to_ns):
     with_record(src, dst, struct.pack("<HHIQQQ", 12, 32, 0, 1, from_ns, to_ns))
 
 
+def fixture_size_capped(tmp):
+    """A sanitize log whose tail was cut by SL_MAX_LOG_MB (a trailer saying chunks were capped)
+    lost records without gap records: it is not judged, and the report says why."""
+    import struct
+    capped = os.path.join(tmp, "capped.slog")
+    trailer = struct.pack("<HHIQQQQQQII", 7, 64, 3, 0, 100, 0, 0, 0, 0, 0, 0)
+    with_record(os.path.join(RULE, "bad.slog"), capped, trailer)
+    p = subprocess.run([A.streamlint, "report", capped, "--format", "json"], capture_output=True, text=True)
+    found = [f for f in json.loads(p.stdout)["findings"] if f["rule"] == "SL904"]
+    check(not found and "size cap" in p.stderr and "SL904 not judged" in p.stderr,
+          f"a capped sanitize log must not be judged: {found} {p.stderr}")
+
+
 def fixture_libtorch_not_judged(tmp):
     """A native program that loaded libc10_cuda.so (LibTorch) keeps its tensors in the caching
     allocator's segments; without the block trace it is not judged (no SL904 from whole
