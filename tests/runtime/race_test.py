@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from runtime_test import have_gpu  # one definition of "a GPU torch can use" for both scripts
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -179,14 +180,6 @@ def nccl_local_scope(tmp):
     datatype, op, _, peer, rank, nranks, _, _, comm = found[0]
     check((datatype, op, peer, rank, nranks, comm) == (7, 0, -1, 3, 8, 0x1234),
           f"communicator, rank and size as the stand-in NCCL reports them: {found[0]}")
-
-
-def have_gpu():
-    if shutil.which("nvidia-smi") is None:
-        return False
-    r = subprocess.run([sys.executable, "-c", "import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)"],
-                       capture_output=True)
-    return r.returncode == 0
 
 
 def record(tmp, name, cmd):
