@@ -18,6 +18,7 @@
 #include "driver/DeliberateCode.h"
 #include "driver/FileWalk.h"
 #include "driver/ProjectIndex.h"
+#include "driver/DeepStack.h"
 #include "driver/Fixes.h"
 #include "driver/Suppressions.h"
 #include "model/ModelDump.h"
@@ -290,13 +291,14 @@ CheckResult runCheck(const CheckOptions& opts) {
   jobs = std::min<unsigned>(jobs, std::max<size_t>(1, slots.size()));
   auto parallel = [&](auto&& task) {  // task(slot index), biggest files first
     std::atomic<size_t> next{0};
-    auto worker = [&] {
-      for (size_t n; (n = next++) < slots.size();) task(order[n]);
-    };
-    std::vector<std::thread> pool;
-    for (unsigned j = 1; j < jobs; ++j) pool.emplace_back(worker);
-    worker();
-    for (auto& t : pool) t.join();
+    // Deep stacks: the lowering recurses over the syntax tree (driver/DeepStack.h).
+    runOnDeepStacks(jobs, [&] {
+      for (size_t n; (n = next++) < slots.size();) {
+        setCurrentInput(&inputs.python[order[n]]);
+        task(order[n]);
+      }
+      setCurrentInput(nullptr);
+    });
   };
   // 1. Read every file (in parallel). One file naming CUDA makes the whole input set GPU code:
   // model files rarely say "cuda".

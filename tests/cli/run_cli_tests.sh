@@ -171,6 +171,13 @@ printf 'import torch\rx = torch.zeros(1, device="cuda")\rfor i in range(3):\r   
 check cr-lines 1 "$SL" check --no-cache --format json "$tmp/cr.py"
 expect_in cr-lines-4 "$tmp/out" '"line": 4'
 
+# Deeply nested legal code (a 33,000-long attribute chain, a 28,000-long chained assignment)
+# is analysed on deep stacks; past even those, the file is named and the run exits 2.
+/usr/bin/python3 -c "print('import torch'); print('x = a' + '.b' * 33000); print('y = ' + ' = '.join('v%d' % i for i in range(28000)) + ' = 1')" >"$tmp/deep.py"
+check deep-code 0 "$SL" check --no-cache --no-prefilter "$tmp/deep.py"
+check deep-code-overflow 2 env STREAMLINT_STACK_MB=1 "$SL" check --no-cache --no-prefilter "$tmp/deep.py"
+expect_in deep-code-overflow-msg "$tmp/err" "deep.py: error: nested too deeply to analyse"
+
 # --fix: SL103 and SL501 have mechanical fixes; --diff-only previews them as a patch git
 # accepts; --fix writes them and checks again (what is left is reported); SARIF, JSON and
 # lintrunner carry them.
