@@ -178,6 +178,15 @@ check deep-code 0 "$SL" check --no-cache --no-prefilter "$tmp/deep.py"
 check deep-code-overflow 2 env STREAMLINT_STACK_MB=1 "$SL" check --no-cache --no-prefilter "$tmp/deep.py"
 expect_in deep-code-overflow-msg "$tmp/err" "deep.py: error: nested too deeply to analyse"
 
+# Shapes the pinned tree-sitter crashes on (65,535 ERROR siblings) are refused as CPython
+# refuses them: a syntax error naming the place, exit 2, no crash.
+/usr/bin/python3 -c "print('(' * 65535)" >"$tmp/parens.py"
+check parse-limit-nesting 2 "$SL" check --no-cache "$tmp/parens.py"
+expect_in parse-limit-nesting-msg "$tmp/err" "parens.py:1:201: error: syntax error: too many nested parentheses"
+/usr/bin/python3 -c "print('[' + '*' * 65535)" >"$tmp/stars.py"
+check parse-limit-run 2 "$SL" check --no-cache "$tmp/stars.py"
+expect_in parse-limit-run-msg "$tmp/err" "stars.py:1:4098: error: syntax error: invalid syntax"
+
 # --fix: SL103 and SL501 have mechanical fixes; --diff-only previews them as a patch git
 # accepts; --fix writes them and checks again (what is left is reported); SARIF, JSON and
 # lintrunner carry them.
