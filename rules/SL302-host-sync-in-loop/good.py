@@ -7,7 +7,8 @@ def train(loader, x: torch.Tensor, log_interval: int):
         loss = torch.nn.functional.mse_loss(x, x * 2)
         total += loss.detach()
         if step % log_interval == 0:
-            print(total.item())
+            norms.append(total.item())
+    return norms
     print(total.item())
 
 
@@ -202,3 +203,23 @@ def validation_logs(model, loader):
             "val_extra": torch.tensor(1.0).to(loss.device),
         }
         model.log_dict(val_log)
+
+
+# A guard that returns (or continues) when it fails guards what follows as `if should_report:`
+# guards its body: the reads below run only on reporting steps.
+class GradNormTracker(Callback):
+    def on_before_optimizer_step(self, trainer, optimizer):
+        if not trainer.should_report:
+            return
+        norm = torch.zeros(1, device="cuda")
+        trainer.last_norm = norm.item()
+
+
+def sampled_norms(params, log_every):
+    norms = []
+    for step, p in enumerate(params):
+        if step % log_every != 0:
+            continue
+        total = p.grad.cuda().norm()
+        norms.append(total.item())
+    return norms
