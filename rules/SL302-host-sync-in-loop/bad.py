@@ -196,3 +196,30 @@ def checked_norms(params, log_every):
         total = p.grad.cuda().norm()  # expect: SL302
         norms.append(total.item())  # expect: SL302
     return norms
+
+
+# The same helper called from per-step code as well (or handed out as a callback) runs every
+# step: its callers do not make it set-up.
+class ResizedTables(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self._register_offsets(sizes)
+
+    def _register_offsets(self, sizes):
+        for i, n in enumerate(sizes):
+            self.register_buffer(f"offset_{i}", torch.tensor([n]).to("cuda"))  # expect: SL302
+
+    def forward(self, x, sizes):
+        self._register_offsets(sizes)  # (a callee's blocking copies are reported in the callee)
+        return x
+
+
+class CallbackTables(nn.Module):
+    def __init__(self, sizes, hooks):
+        super().__init__()
+        self._register_offsets(sizes)
+        hooks.append(self._register_offsets)
+
+    def _register_offsets(self, sizes):
+        for i, n in enumerate(sizes):
+            self.register_buffer(f"offset_{i}", torch.tensor([n]).to("cuda"))  # expect: SL302

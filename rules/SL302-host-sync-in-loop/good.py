@@ -223,3 +223,15 @@ def sampled_norms(params, log_every):
         total = p.grad.cuda().norm()
         norms.append(total.item())
     return norms
+
+
+# A private helper whose only callers are set-up (`__init__`, `setup_*`) is set-up too: it
+# runs once per construction, whatever its name says.
+class ShardedTables(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self._register_offsets(sizes)
+
+    def _register_offsets(self, sizes):
+        for i, n in enumerate(sizes):
+            self.register_buffer(f"offset_{i}", torch.tensor([n]).to("cuda"))
