@@ -57,7 +57,8 @@ std::string hiddenAsDeliberate(const Finding& f, const model::Module& m, const s
   if (!pathReason.empty()) return pathReason;
   // The module's own text, for Python (a private helper's callers); C++ is judged by lines.
   std::string_view src = file && m.lang == model::Lang::Python && f.path == file->path() ? file->text() : "";
-  return deliberateLineReason(m, f.loc.line, src);
+  std::string why = deliberateLineReason(m, f.loc.line);
+  return why.empty() && !src.empty() ? setUpByCallers(m, f.loc.line, src) : why;
 }
 
 // --min-confidence, else the config's `min-confidence`, else medium.

@@ -70,7 +70,7 @@ std::string ProjectRoots::deliberateReason(const std::string& path, const std::s
   return deliberatePathReason(abs.filename().string());
 }
 
-std::string deliberateLineReason(const model::Module& m, uint32_t line, std::string_view src) {
+std::string deliberateLineReason(const model::Module& m, uint32_t line) {
   for (const auto& [first, last] : m.failureOnly)
     if (first <= line && line <= last) return "`raise`";
   for (const auto& [first, last] : m.loggingOnly)
@@ -92,7 +92,6 @@ std::string deliberateLineReason(const model::Module& m, uint32_t line, std::str
     if (!f.deliberate.empty()) return i > 0 && f.deliberate.starts_with("one-time set-up") ? "" : f.deliberate;
     if (!f.hot.empty()) return "";
   }
-  if (!enclosing.empty() && !src.empty()) return calledOnlyFromSetUp(*enclosing.front(), src);
   return "";
 }
 
@@ -128,6 +127,18 @@ std::string_view enclosingDef(std::string_view src, size_t at) {
   return "";
 }
 }  // namespace
+
+std::string setUpByCallers(const model::Module& m, uint32_t line, std::string_view src) {
+  // The innermost function holding `line`, when neither it nor one around it has a role (a
+  // helper nested in a hot or set-up function is judged by that function: deliberateLineReason).
+  const model::Function* innermost = nullptr;
+  for (const auto& f : m.functions) {
+    if (!f.endLine || line < f.loc.line || line > f.endLine || f.name == "<module>") continue;
+    if (!f.hot.empty() || !f.deliberate.empty()) return "";
+    if (!innermost || f.endLine - f.loc.line < innermost->endLine - innermost->loc.line) innermost = &f;
+  }
+  return innermost && !src.empty() ? calledOnlyFromSetUp(*innermost, src) : "";
+}
 
 std::string calledOnlyFromSetUp(const model::Function& f, std::string_view src) {
   std::string_view name(f.name);

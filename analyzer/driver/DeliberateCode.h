@@ -42,9 +42,12 @@ class ProjectRoots {
 };
 
 // Why a finding at `line` of module `m` sits in deliberate code: a deliberate function
-// (`__repr__`) or a line that runs only on failure (`raise`); "" when it does not. `src`
-// (m's text; may be empty) lets a private helper called only from set-up count as set-up.
-std::string deliberateLineReason(const model::Module& m, uint32_t line, std::string_view src = {});
+// (`__repr__`) or a line that runs only on failure (`raise`); "" when it does not.
+std::string deliberateLineReason(const model::Module& m, uint32_t line);
+
+// Why `line` of module `m` is one-time set-up by its callers (calledOnlyFromSetUp), or "": the
+// innermost function holding it, when no function around it has a role. `src`: m's text.
+std::string setUpByCallers(const model::Module& m, uint32_t line, std::string_view src);
 
 // Why `f`, a function with no role of its own, is one-time set-up by its callers, or "":
 // its name is private (`_create_buffers`) and every mention of it in `src` (the module's text)
