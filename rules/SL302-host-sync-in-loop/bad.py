@@ -156,27 +156,6 @@ def small_placeholders(names):
         bias = torch.Tensor(3).to(device)  # expect: SL302
 
 
-# A Module whose base comes from another file and that only wraps a model it was given: its
-# forward takes tensors, so it is a Module's forward all the same.
-class PipelinedDenoiser(BaseDenoiser):
-    def forward(self, latents: torch.Tensor, t: torch.Tensor):
-        out = self.model(latents, t)
-        torch.cuda.synchronize()  # expect: SL302
-        return out
-
-
-# Functions that frameworks call every step, known by their names.
-def update_step_context(ctx):
-    ctx.start_loc = torch.tensor([0], device="cuda")  # expect: SL302
-    return ctx
-
-
-class ThroughputMeter(Callback):
-    def on_train_batch_end(self, trainer, outputs):
-        tokens = torch.zeros(1, device="cuda")
-        trainer.seen += tokens.item()  # expect: SL302
-
-
 # Leaving when verbose, the rest runs on the common path, every step: not a guard. An arm that
 # does work before it leaves is a branch of its own, not a guard of what follows.
 class NormClipper(Callback):
@@ -223,3 +202,25 @@ class CallbackTables(nn.Module):
     def _register_offsets(self, sizes):
         for i, n in enumerate(sizes):
             self.register_buffer(f"offset_{i}", torch.tensor([n]).to("cuda"))  # expect: SL302
+
+
+
+# A Module whose base comes from another file and that only wraps a model it was given: its
+# forward takes tensors, so it is a Module's forward all the same.
+class PipelinedDenoiser(BaseDenoiser):
+    def forward(self, latents: torch.Tensor, t: torch.Tensor):
+        out = self.model(latents, t)
+        torch.cuda.synchronize()  # expect: SL302
+        return out
+
+
+# Functions that frameworks call every step, known by their names.
+def update_step_context(ctx):
+    ctx.start_loc = torch.tensor([0], device="cuda")  # expect: SL302
+    return ctx
+
+
+class ThroughputMeter(Callback):
+    def on_train_batch_end(self, trainer, outputs):
+        tokens = torch.zeros(1, device="cuda")
+        trainer.seen += tokens.item()  # expect: SL302
