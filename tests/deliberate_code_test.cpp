@@ -163,3 +163,41 @@ TEST(DeliberateCode, SetUpFunctionsButNotWhatTheyDefineToRunLater) {
   EXPECT_EQ(r.hiddenDeliberate[0].loc.line, 7u);
   EXPECT_EQ(r.hiddenDeliberate[0].properties["deliberate"], "one-time set-up `__init__`");
 }
+
+// A private helper is set-up when every mention of it is a call made directly in set-up code;
+// one call from elsewhere, from a closure, or a mention as a callback keeps its notes.
+TEST(DeliberateCode, PrivateHelpersCalledOnlyFromSetUp) {
+  TempDir t("deliberate_test");
+  std::string src = t.write("proj/pkg/m.py",
+                            "import torch\n"
+                            "class A:\n"
+                            "    def __init__(self, n):\n"
+                            "        if n:\n"
+                            "            self._fill(n)\n"
+                            "    def _fill(self, n):\n"
+                            "        for _ in range(n):\n"
+                            "            torch.ones(1, device='cuda').item()\n"  // 8: set-up, hidden
+                            "    def setup_more(self, n):\n"
+                            "        def later():\n"
+                            "            self._grow(n)\n"
+                            "        self._grow(n)\n"
+                            "    def _grow(self, n):\n"
+                            "        for _ in range(n):\n"
+                            "            torch.ones(1, device='cuda').item()\n"  // 15: a closure calls it, shown
+                            "    def _shrink(self, n):\n"
+                            "        for _ in range(n):\n"
+                            "            torch.ones(1, device='cuda').item()\n"  // 18: a callback, shown
+                            "    def setup_hooks(self, hooks):\n"
+                            "        self._shrink(1)\n"
+                            "        hooks.append(self._shrink)\n");
+  sl::CheckOptions o;
+  o.paths = {src};
+  o.jobs = 1;
+  sl::CheckResult r = sl::runCheck(o);
+  ASSERT_EQ(r.findings.size(), 2u);
+  EXPECT_EQ(r.findings[0].loc.line, 15u);
+  EXPECT_EQ(r.findings[1].loc.line, 18u);
+  ASSERT_EQ(r.hiddenDeliberate.size(), 1u);
+  EXPECT_EQ(r.hiddenDeliberate[0].loc.line, 8u);
+  EXPECT_EQ(r.hiddenDeliberate[0].properties["deliberate"], "one-time set-up (called only from `__init__`)");
+}

@@ -52,11 +52,15 @@ bool enabled(const std::string& rule, const std::string& path, const Config& cfg
 // Why a performance note `f` of module `m` is left out as deliberate code, or "" (shown).
 // `pathReason`: why m's file is deliberate code ("" when it is not).
 std::string hiddenAsDeliberate(const Finding& f, const model::Module& m, const std::string& pathReason,
-                               const Config& cfg, const CheckOptions& opts) {
+                               const Config& cfg, const CheckOptions& opts, const SourceFile* file) {
   if (opts.checkDeliberateCode || cfg.checkDeliberateCode) return "";
   const RuleInfo* rule = findRule(f.ruleId);
   if (!rule || !rule->performance()) return "";
-  return pathReason.empty() ? deliberateLineReason(m, f.loc.line) : pathReason;
+  if (!pathReason.empty()) return pathReason;
+  // The module's own text, for Python (a private helper's callers); C++ is judged by lines.
+  std::string_view src = file && m.lang == model::Lang::Python && f.path == file->path() ? file->text() : "";
+  std::string why = deliberateLineReason(m, f.loc.line);
+  return why.empty() && !src.empty() ? setUpByCallers(m, f.loc.line, src) : why;
 }
 
 // --min-confidence, else the config's `min-confidence`, else medium.
@@ -98,7 +102,7 @@ size_t judge(const model::Module& m, const SourceFile* file, const std::vector<A
     }
     f.severity = cfg.severityOf(f.ruleId, f.severity);
     // After the suppressions: a `# noqa` in a test file still counts as used.
-    if (std::string why = hiddenAsDeliberate(f, m, pathReason, cfg, opts); !why.empty()) {
+    if (std::string why = hiddenAsDeliberate(f, m, pathReason, cfg, opts, file); !why.empty()) {
       f.properties["deliberate"] = why;
       deliberate.push_back(std::move(f));
       continue;

@@ -1,8 +1,11 @@
 #include "driver/DeliberateCode.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <vector>
+
+#include "python/PyFunctionRoles.h"
 
 namespace sl {
 namespace fs = std::filesystem;
@@ -90,6 +93,77 @@ std::string deliberateLineReason(const model::Module& m, uint32_t line) {
     if (!f.hot.empty()) return "";
   }
   return "";
+}
+
+namespace {
+bool identChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The name of the `def` whose body holds offset `at` of Python source `src`, or "" when the
+// line is not inside a function (module or class level) or the indentation cannot tell (a
+// continuation or string line further left than the code around it ends the walk).
+std::string_view enclosingDef(std::string_view src, size_t at) {
+  size_t lineStart = src.rfind('\n', at);
+  lineStart = lineStart == std::string_view::npos ? 0 : lineStart + 1;
+  size_t indent = src.find_first_not_of(" \t", lineStart) - lineStart;
+  while (lineStart > 0) {
+    size_t end = lineStart - 1;  // the '\n' ending the previous line
+    size_t start = src.rfind('\n', end - (end > 0));
+    start = start == std::string_view::npos || end == 0 ? 0 : start + 1;
+    lineStart = start;
+    size_t first = src.find_first_not_of(" \t", start);
+    if (first >= end || src[first] == '#') continue;  // blank or comment
+    if (first - start >= indent) continue;            // the same block or deeper
+    indent = first - start;
+    std::string_view line = src.substr(first, end - first);
+    if (line.starts_with("async ")) line.remove_prefix(6);
+    if (line.starts_with("def ")) {
+      line.remove_prefix(4);
+      size_t n = 0;
+      while (n < line.size() && identChar(line[n])) ++n;
+      return line.substr(0, n);
+    }
+    if (indent == 0 || line.starts_with("class ")) return "";
+  }
+  return "";
+}
+}  // namespace
+
+std::string setUpByCallers(const model::Module& m, uint32_t line, std::string_view src) {
+  // The innermost function holding `line`, when neither it nor one around it has a role (a
+  // helper nested in a hot or set-up function is judged by that function: deliberateLineReason).
+  const model::Function* innermost = nullptr;
+  for (const auto& f : m.functions) {
+    if (!f.endLine || line < f.loc.line || line > f.endLine || f.name == "<module>") continue;
+    if (!f.hot.empty() || !f.deliberate.empty()) return "";
+    if (!innermost || f.endLine - f.loc.line < innermost->endLine - innermost->loc.line) innermost = &f;
+  }
+  return innermost && !src.empty() ? calledOnlyFromSetUp(*innermost, src) : "";
+}
+
+std::string calledOnlyFromSetUp(const model::Function& f, std::string_view src) {
+  std::string_view name(f.name);
+  name = name.substr(name.rfind('.') + 1);  // npos + 1 == 0
+  // Private by name (`_build_index`, `__move`; not a dunder): no caller outside this file.
+  if (name.size() < 2 || name[0] != '_' || name.ends_with("__")) return "";
+  // Every mention of the name in the text, its definitions aside, must be a call made directly
+  // in a set-up function (`__init__`, `setup_*`...: py::deliberateRole). The text, not the
+  // lowered calls: the prefilter does not lower a constructor that names no tensor. A callback
+  // (`hook=self._x`), a call from any other function or from a closure keeps the finding.
+  std::string caller;
+  for (size_t at = src.find(name); at != std::string_view::npos; at = src.find(name, at + name.size())) {
+    size_t after = at + name.size();
+    if ((at > 0 && identChar(src[at - 1])) || (after < src.size() && identChar(src[after]))) continue;
+    size_t k = at;
+    while (k > 0 && (src[k - 1] == ' ' || src[k - 1] == '\t')) --k;
+    if (k >= 3 && src.substr(k - 3, 3) == "def" && (k == 3 || !identChar(src[k - 4]))) continue;
+    size_t paren = src.find_first_not_of(' ', after);
+    if (paren == std::string_view::npos || src[paren] != '(') return "";
+    std::string_view def = enclosingDef(src, at);
+    if (def.empty() || !py::deliberateRole(def).starts_with("one-time set-up")) return "";
+    if (caller.empty()) caller = def;
+  }
+  if (caller.empty()) return "";
+  return "one-time set-up (called only from `" + caller + "`)";
 }
 
 }  // namespace sl

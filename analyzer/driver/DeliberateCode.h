@@ -14,6 +14,7 @@
 #pragma once
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "core/Finding.h"
 #include "model/StreamModel.h"
@@ -43,5 +44,15 @@ class ProjectRoots {
 // Why a finding at `line` of module `m` sits in deliberate code: a deliberate function
 // (`__repr__`) or a line that runs only on failure (`raise`); "" when it does not.
 std::string deliberateLineReason(const model::Module& m, uint32_t line);
+
+// Why `line` of module `m` is one-time set-up by its callers (calledOnlyFromSetUp), or "": the
+// innermost function holding it, when no function around it has a role. `src`: m's text.
+std::string setUpByCallers(const model::Module& m, uint32_t line, std::string_view src);
+
+// Why `f`, a function with no role of its own, is one-time set-up by its callers, or "":
+// its name is private (`_create_buffers`) and every mention of it in `src` (the module's text)
+// other than its `def` is a call made directly in a function named as set-up (`__init__`,
+// `setup*`...). One level: a helper of such a helper is not followed.
+std::string calledOnlyFromSetUp(const model::Function& f, std::string_view src);
 
 }  // namespace sl

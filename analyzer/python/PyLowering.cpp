@@ -91,8 +91,36 @@ void Lowerer::lowerParameters(TSNode params) {
   }
 }
 
+// `if not should_log: return` / `if step % every != 0: continue`: a guard that leaves when it
+// fails guards the rest of the block as much as `if should_log:` guards its body, so the rest
+// is lowered in a Guarded scope (the function or iteration goes on only when the guard holds).
 void Lowerer::lowerBlock(TSNode block) {
-  for (TSNode s : NamedChildren(block)) lowerStatement(s);
+  int saved = -2;
+  for (TSNode s : NamedChildren(block)) {
+    lowerStatement(s);
+    if (saved == -2 && leavesUnlessGuard(s)) saved = pushScope(ScopeKind::Guarded, s);
+  }
+  if (saved != -2) popScope(saved);
+}
+
+// An `if` with no other arm whose body only leaves (return/continue) and whose condition is a
+// failed guard: negated (`not verbose`, `rank != 0`) or an interval remainder (`step % n`,
+// `step % n != 0`). `if verbose: return` is not one: the rest then runs on the common path.
+bool Lowerer::leavesUnlessGuard(TSNode s) const {
+  if (!is(s, "if_statement") || ts_node_named_child_count(s) != 2) return false;  // elif/else
+  TSNode body = field(s, "consequence");
+  if (ts_node_named_child_count(body) != 1) return false;
+  TSNode leave = ts_node_named_child(body, 0);
+  if (!is(leave, "return_statement") && !is(leave, "continue_statement")) return false;
+  if (ts_node_named_child_count(leave) != 0) {  // `return None` only: a value returned is a result
+    TSNode v = ts_node_named_child(leave, 0);
+    if (!is(v, "none")) return false;
+  }
+  TSNode cond = field(s, "condition");
+  std::string_view c = text(cond, mc_.src);
+  bool negated = is(cond, "not_operator") || (is(cond, "comparison_operator") && c.find("!=") != c.npos) ||
+                 (is(cond, "binary_operator") && c.find('%') != c.npos);
+  return negated && looksLikeGuard(cond);
 }
 
 void Lowerer::lowerStatement(TSNode s) {

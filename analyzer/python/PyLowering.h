@@ -111,6 +111,7 @@ class Lowerer {
   int pushScope(model::ScopeKind kind, TSNode at, model::StreamRef stream = {});
   void popScope(int saved) { scope_ = saved; }
   bool looksLikeGuard(TSNode cond) const;
+  bool leavesUnlessGuard(TSNode s) const;
   void condition(TSNode cond);
 
   // expressions (PyExpr.cpp)

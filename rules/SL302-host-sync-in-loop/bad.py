@@ -156,6 +156,55 @@ def small_placeholders(names):
         bias = torch.Tensor(3).to(device)  # expect: SL302
 
 
+# Leaving when verbose, the rest runs on the common path, every step: not a guard. An arm that
+# does work before it leaves is a branch of its own, not a guard of what follows.
+class NormClipper(Callback):
+    def on_before_optimizer_step(self, trainer, optimizer):
+        if trainer.verbose:
+            return
+        norm = torch.zeros(1, device="cuda")
+        trainer.last_norm = norm.item()  # expect: SL302
+
+
+def checked_norms(params, log_every):
+    norms = []
+    for step, p in enumerate(params):
+        if step % log_every != 0:
+            print("skipped")
+            continue
+        total = p.grad.cuda().norm()  # expect: SL302
+        norms.append(total.item())  # expect: SL302
+    return norms
+
+
+# The same helper called from per-step code as well (or handed out as a callback) runs every
+# step: its callers do not make it set-up.
+class ResizedTables(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self._register_offsets(sizes)
+
+    def _register_offsets(self, sizes):
+        for i, n in enumerate(sizes):
+            self.register_buffer(f"offset_{i}", torch.tensor([n]).to("cuda"))  # expect: SL302
+
+    def forward(self, x, sizes):
+        self._register_offsets(sizes)  # (a callee's blocking copies are reported in the callee)
+        return x
+
+
+class CallbackTables(nn.Module):
+    def __init__(self, sizes, hooks):
+        super().__init__()
+        self._register_offsets(sizes)
+        hooks.append(self._register_offsets)
+
+    def _register_offsets(self, sizes):
+        for i, n in enumerate(sizes):
+            self.register_buffer(f"offset_{i}", torch.tensor([n]).to("cuda"))  # expect: SL302
+
+
+
 # A Module whose base comes from another file and that only wraps a model it was given: its
 # forward takes tensors, so it is a Module's forward all the same.
 class PipelinedDenoiser(BaseDenoiser):

@@ -142,6 +142,39 @@ def train_logged(model, loader, writer):
         metrics["loss"] = loss.item()
 
 
+# A guard that returns (or continues) when it fails guards what follows as `if should_report:`
+# guards its body: the reads below run only on reporting steps.
+class GradNormTracker(Callback):
+    def on_before_optimizer_step(self, trainer, optimizer):
+        if not trainer.should_report:
+            return
+        norm = torch.zeros(1, device="cuda")
+        trainer.last_norm = norm.item()
+
+
+def sampled_norms(params, log_every):
+    norms = []
+    for step, p in enumerate(params):
+        if step % log_every != 0:
+            continue
+        total = p.grad.cuda().norm()
+        norms.append(total.item())
+    return norms
+
+
+# A private helper whose only callers are set-up (`__init__`, `setup_*`) is set-up too: it
+# runs once per construction, whatever its name says.
+class ShardedTables(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self._register_offsets(sizes)
+
+    def _register_offsets(self, sizes):
+        for i, n in enumerate(sizes):
+            self.register_buffer(f"offset_{i}", torch.tensor([n]).to("cuda"))
+
+
+
 # Device code: a numba kernel's body runs on the GPU; indexing there is no host read.
 from numba import cuda
 
