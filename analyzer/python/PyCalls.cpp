@@ -468,6 +468,15 @@ Value Lowerer::callTensorMethod(const Value& in, std::string_view method, CallAr
       e.other = s && s->value.fact.kind == Kind::Stream
                     ? s->value.fact.stream
                     : StreamRef{StreamKind::Unknown, s ? std::string(text(s->node, mc_.src)) : ""};
+      // `t.record_stream(self._accel.current_stream())`: whatever device module it is called on
+      // (torch.cuda, torch.npu, torch.accelerator, a wrapper kept on self), current_stream()
+      // names the stream current here, inside a region the region's own stream (SL201's
+      // no-op record).
+      if (s && e.other.kind == StreamKind::Unknown && is(s->node, "call")) {
+        TSNode fnNode = field(s->node, "function");
+        if (is(fnNode, "attribute") && text(field(fnNode, "attribute"), mc_.src) == "current_stream")
+          e.other = model::effectiveStream(fn_, scope_);
+      }
       return {};
     }
     case Method::Backward: {
