@@ -1,5 +1,6 @@
 // Calls of known APIs and of methods on known tensors, streams and events.
 #include <algorithm>
+#include <cctype>
 
 #include "python/PyLowering.h"
 
@@ -202,6 +203,16 @@ Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a)
     s.sync = SyncKind::ValueRead;
     stamp(s, counts.fact);
     return cudaFrom(counts.fact);
+  }
+  // `scaler.scale(loss)` (a GradScaler, `self._grad_scaler`): the loss times the scale, on the
+  // loss's device, so `scaler.scale(loss).backward()` is the backward of a CUDA loss.
+  if (method == "scale" && a.pos.size() == 1 && isCuda(a.pos[0].value) && recv.fact.kind == Kind::Unknown) {
+    std::string obj = recv.path.substr(recv.path.rfind('.') + 1);
+    for (char& c : obj) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (obj.find("scaler") != std::string::npos) {
+      emitWork(a.call, {a.pos[0].value}, recv.path + ".scale");
+      return cudaFrom(a.pos[0].value.fact);
+    }
   }
   if (recv.fact.kind == Kind::Unknown && !recv.path.empty()) {
     if (method == "cuda" || method == "to") return toDevice(recv, method, a);

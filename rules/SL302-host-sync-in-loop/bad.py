@@ -175,3 +175,21 @@ class ThroughputMeter(Callback):
     def on_train_batch_end(self, trainer, outputs):
         tokens = torch.zeros(1, device="cuda")
         trainer.seen += tokens.item()  # expect: SL302
+
+
+# Logging in the training loop itself (a backward every iteration) with no interval guard:
+# every step pays the read, so it is not left out as deliberate logging.
+def train_with_progress(model, opt, scaler, loader, pbar):
+    for step, batch in enumerate(loader):
+        loss = model(batch.cuda(non_blocking=True))
+        scaler.scale(loss).backward()  # GradScaler: still the CUDA loss's backward
+        scaler.step(opt)
+        pbar.set_description(f"step {step} loss {loss.item():.3f}")  # expect: SL302
+
+
+def train_printing(model, opt, loader):
+    for batch in loader:
+        loss = model(batch.cuda(non_blocking=True))
+        loss.backward()
+        opt.step()
+        print(f"loss {loss.item():.3f}")  # expect: SL302

@@ -192,3 +192,13 @@ def update_step_context(ctx):
 def init_step_state(n):
     # Named after a step, but set-up: it runs once.
     return torch.tensor(list(range(n)), device="cuda")
+
+
+def train_with_progress(model, opt, loader, pbar, log_every: int):
+    # The training loop's logging under an interval guard: one read every `log_every` steps.
+    for step, batch in enumerate(loader):
+        loss = model(batch.cuda(non_blocking=True))
+        loss.backward()
+        opt.step()
+        if step % log_every == 0:
+            pbar.set_description(f"step {step} loss {loss.item():.3f}")
