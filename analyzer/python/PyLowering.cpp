@@ -110,6 +110,7 @@ void Lowerer::lowerStatement(TSNode s) {
       } else eval(c);
     }
   } else if (!std::strcmp(t, "return_statement")) {
+    if (scope_ != 0 && !fn_.firstInnerReturn) fn_.firstInnerReturn = ts_node_start_point(s).row + 1;
     for (TSNode c : NamedChildren(s)) {
       Value v = eval(c);
       if (!v.path.empty()) fn_.returned.push_back(v.path);
