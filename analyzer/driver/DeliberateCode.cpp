@@ -70,11 +70,29 @@ std::string ProjectRoots::deliberateReason(const std::string& path, const std::s
   return deliberatePathReason(abs.filename().string());
 }
 
+// A read at `line` in the body of a loop that also runs a backward pass: the training loop
+// itself. Logging there with no interval guard (a guarded branch is not flagged at all) is
+// paid on every step: torchtune moved its progress bar's `loss.item()` under
+// `if step % log_every_n_steps == 0` for exactly that, so it is not deliberate.
+static bool inTrainingLoop(const model::Module& m, uint32_t line) {
+  for (const auto& f : m.functions) {
+    if (!f.endLine || line < f.loc.line || line > f.endLine || f.name == "<module>") continue;
+    for (const auto& e : f.events) {
+      if (e.loc.line != line) continue;
+      int loop = model::enclosingScope(f, e.scope, model::ScopeKind::Loop);
+      if (loop < 0) continue;
+      for (const auto& b : f.events)
+        if (b.kind == model::EventKind::Backward && model::scopeWithin(f, b.scope, loop)) return true;
+    }
+  }
+  return false;
+}
+
 std::string deliberateLineReason(const model::Module& m, uint32_t line) {
   for (const auto& [first, last] : m.failureOnly)
     if (first <= line && line <= last) return "`raise`";
   for (const auto& [first, last] : m.loggingOnly)
-    if (first <= line && line <= last) return "logging";
+    if (first <= line && line <= last) return inTrainingLoop(m, line) ? "" : "logging";
   // Enclosing functions, innermost first. The innermost with a role decides: a helper nested
   // in `__repr__` formats too, but a hook defined in `__init__` runs every step. One-time
   // set-up does not reach into nested functions: a closure made there is stored or registered

@@ -168,6 +168,12 @@ struct Function {
   // autograd.Function's forward/backward, an optimizer's step, a registered hook): why, e.g.
   // "nn.Module.forward". Empty: not known to be hot.
   std::string hot;
+  // Hot only because per-step code calls it (a helper of `forward`): what it does on some
+  // paths only (lazy initialisation, a cache refilled after an early return) is not per step.
+  bool hotViaCaller = false;
+  // Python: line of the first `return` inside a branch or loop (0: none). Code after it runs
+  // on some calls only (`if cached: return`), which a function without a flow graph cannot say.
+  uint32_t firstInnerReturn = 0;
   // Written for people, not for speed (`__repr__`, `extra_repr`...): why, e.g. "`__repr__`".
   // Performance notes inside it are left out unless the project asks for them.
   std::string deliberate;

@@ -115,6 +115,7 @@ const Table<Method>& tensorMethods() {
       {"numel", Method::Metadata},      {"stride", Method::Metadata},
       {"element_size", Method::Metadata}, {"data_ptr", Method::Metadata},
       {"is_contiguous", Method::Metadata}, {"get_device", Method::Metadata},
+      {"is_complex", Method::Metadata}, {"is_floating_point", Method::Metadata},  // dtype, no read
       {"nelement", Method::Metadata},   {"storage_offset", Method::Metadata},
       {"untyped_storage", Method::Metadata}, {"requires_grad_", Method::Metadata},
       {"register_hook", Method::Metadata}, {"retain_grad", Method::Metadata},

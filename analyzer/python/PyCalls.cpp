@@ -1,5 +1,6 @@
 // Calls of known APIs and of methods on known tensors, streams and events.
 #include <algorithm>
+#include <cctype>
 
 #include "python/PyLowering.h"
 
@@ -202,6 +203,16 @@ Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a)
     s.sync = SyncKind::ValueRead;
     stamp(s, counts.fact);
     return cudaFrom(counts.fact);
+  }
+  // `scaler.scale(loss)` (a GradScaler, `self._grad_scaler`): the loss times the scale, on the
+  // loss's device, so `scaler.scale(loss).backward()` is the backward of a CUDA loss.
+  if (method == "scale" && a.pos.size() == 1 && isCuda(a.pos[0].value) && recv.fact.kind == Kind::Unknown) {
+    std::string obj = recv.path.substr(recv.path.rfind('.') + 1);
+    for (char& c : obj) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (obj.find("scaler") != std::string::npos) {
+      emitWork(a.call, {a.pos[0].value}, recv.path + ".scale");
+      return cudaFrom(a.pos[0].value.fact);
+    }
   }
   if (recv.fact.kind == Kind::Unknown && !recv.path.empty()) {
     if (method == "cuda" || method == "to") return toDevice(recv, method, a);
@@ -468,6 +479,15 @@ Value Lowerer::callTensorMethod(const Value& in, std::string_view method, CallAr
       e.other = s && s->value.fact.kind == Kind::Stream
                     ? s->value.fact.stream
                     : StreamRef{StreamKind::Unknown, s ? std::string(text(s->node, mc_.src)) : ""};
+      // `t.record_stream(self._accel.current_stream())`: whatever device module it is called on
+      // (torch.cuda, torch.npu, torch.accelerator, a wrapper kept on self), current_stream()
+      // names the stream current here, inside a region the region's own stream (SL201's
+      // no-op record).
+      if (s && e.other.kind == StreamKind::Unknown && is(s->node, "call")) {
+        TSNode fnNode = field(s->node, "function");
+        if (is(fnNode, "attribute") && text(field(fnNode, "attribute"), mc_.src) == "current_stream")
+          e.other = model::effectiveStream(fn_, scope_);
+      }
       return {};
     }
     case Method::Backward: {

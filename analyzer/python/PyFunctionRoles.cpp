@@ -59,6 +59,7 @@ struct FnDef {
   std::string name;  // as PythonFrontend names it
   std::string cls;   // the class of a method, "" otherwise
   uint32_t begin = 0, end = 0;
+  TSNode body{};
 };
 
 struct ClassDef {
@@ -98,7 +99,48 @@ class RoleFinder {
     hooks(root, out);
     for (const auto& f : fns_)
       if (std::string why = stepByName(lastName(f.name)); !why.empty()) out.hot.emplace(f.name, why);
+    calledFromHot(out);
     return out;
+  }
+
+  // A helper of this module that per-step code calls unconditionally (`forward` calling
+  // `self._pack(x)` or `_offsets(x)`) runs every step too: one level, so that the reason
+  // names the per-step function it serves. Calls under an `if` or in nested functions are
+  // left out (lazy initialisation, a branch taken once), and so are helpers named as set-up
+  // or logging (deliberateRole decides those).
+  void calledFromHot(FunctionRoles& out) {
+    std::vector<std::pair<std::string, std::string>> found;
+    for (const auto& f : fns_) {
+      auto it = out.hot.find(f.name);
+      if (it == out.hot.end() || ts_node_is_null(f.body)) continue;
+      std::string caller(lastName(f.name));
+      for (TSNode s : NamedChildren(f.body)) directCalls(s, [&](TSNode call) {
+        TSNode fn = field(call, "function");
+        std::string callee;
+        if (is(fn, "identifier")) {
+          callee = std::string(text(fn, src_));
+        } else if (is(fn, "attribute") && !f.cls.empty() && text(field(fn, "object"), src_) == "self") {
+          callee = f.cls + "." + std::string(text(field(fn, "attribute"), src_));
+        }
+        if (callee.empty() || callee == f.name || !names_.count(callee) || out.hot.count(callee)) return;
+        if (!deliberateRole(lastName(callee)).empty()) return;
+        found.emplace_back(callee, "called every step from `" + caller + "()`, " + it->second);
+      });
+    }
+    for (auto& [callee, why] : found)
+      if (out.hot.emplace(callee, why).second) out.hotViaCaller.insert(callee);
+  }
+
+  // Calls in statement `s` that run whenever `s` does: not under if/while/for/try/with arms
+  // that may be skipped (an `if` body), not in nested definitions or lambdas.
+  template <class Fn>
+  void directCalls(TSNode s, const Fn& visit) {
+    if (is(s, "if_statement") || is(s, "function_definition") || is(s, "class_definition") ||
+        is(s, "decorated_definition") || is(s, "lambda") || is(s, "conditional_expression") ||
+        is(s, "try_statement") || is(s, "match_statement"))
+      return;
+    if (is(s, "call")) visit(s);
+    for (TSNode c : NamedChildren(s)) directCalls(c, visit);
   }
 
  private:
@@ -109,7 +151,7 @@ class RoleFinder {
       if (is(d, "function_definition")) {
         std::string n(text(field(d, "name"), src_));
         std::string name = prefix + n;
-        fns_.push_back({name, cls, ts_node_start_byte(d), ts_node_end_byte(d)});
+        fns_.push_back({name, cls, ts_node_start_byte(d), ts_node_end_byte(d), field(d, "body")});
         names_.insert(name);
         if (!cls.empty()) {
           ClassDef& c = classes_[cls];
@@ -424,6 +466,8 @@ std::string deliberateRole(std::string_view name) {
   }
   return roleByName(last);
 }
+
+bool namedAsPerStep(std::string_view name) { return !stepByName(name).empty(); }
 
 bool namesHookRegistration(std::string_view src) {
   for (size_t p = src.find("register_"); p != std::string_view::npos; p = src.find("register_", p + 9)) {

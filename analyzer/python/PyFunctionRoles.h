@@ -22,7 +22,10 @@
 //   * a function named as per-step code, whatever its class: framework callbacks
 //     `on_*_batch_*` / `on_*_step_*` (`on_train_batch_end`, `on_megatron_step_end`) and names
 //     with the word `step` (`train_step`, `update_step_context`) except accessors and set-up
-//     (`get_step`, `init_step_state`, `num_steps`) and a bare `step` (a scheduler's too).
+//     (`get_step`, `init_step_state`, `num_steps`) and a bare `step` (a scheduler's too);
+//   * a function or method of this module that one of the above calls unconditionally (not
+//     under an `if`, not in a nested function), one level: `hotViaCaller`, whose rules count
+//     only what runs on every call.
 // Deliberate: `__str__`, `__repr__`, `__format__`, `__rich_repr__`, `extra_repr` (formatting
 // for people; a sync there is the price of showing a value), and one-time set-up, by name:
 // constructors (`__init__`, `__post_init__`), `init*`/`setup*`/`configure*`/`calibrat*`/
@@ -36,6 +39,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "python/PyImports.h"
@@ -47,6 +51,8 @@ struct FunctionRoles {
   // Function name as PythonFrontend names it ("C.forward", "f.hook") -> why it is hot
   // ("nn.Module.forward", "a hook registered with register_forward_hook").
   std::unordered_map<std::string, std::string> hot;
+  // Of `hot`, the helpers that are hot only because a per-step function calls them.
+  std::unordered_set<std::string> hotViaCaller;
   // [first, last] lines of each `raise` statement: its message runs only on failure (like an
   // assertion's message, which the lowering never evaluates).
   std::vector<std::pair<uint32_t, uint32_t>> raises;
@@ -62,6 +68,10 @@ FunctionRoles findFunctionRoles(TSNode root, std::string_view src, const Imports
 
 // Why a function named `name` (its last part) is deliberate code ("`__repr__`"), or "".
 std::string deliberateRole(std::string_view name);
+
+// Whether a function so named (its last part) is per-step code by its name alone
+// (`train_step`, `on_train_batch_end`): PyPrefilter keeps such functions and their callees.
+bool namedAsPerStep(std::string_view name);
 
 // Whether `src` names a hook registration: PyPrefilter parses such files whole, because the
 // registration that makes a function hot may sit in code that it would otherwise drop.

@@ -138,6 +138,7 @@ void Lowerer::lowerStatement(TSNode s) {
       } else eval(c);
     }
   } else if (!std::strcmp(t, "return_statement")) {
+    if (scope_ != 0 && !fn_.firstInnerReturn) fn_.firstInnerReturn = ts_node_start_point(s).row + 1;
     for (TSNode c : NamedChildren(s)) {
       Value v = eval(c);
       if (!v.path.empty()) fn_.returned.push_back(v.path);
@@ -208,7 +209,11 @@ void Lowerer::bind(TSNode target, const Value& v) {
       if (v.fact.kind == Kind::CudaTensor) {
         part = cudaFrom(v.fact);
         // A bundle of tensors and counts: trust the part's name (`latents`, `mask` vs `num_steps`).
-        if (!v.fact.mixed) part.fact.conf = std::min(part.fact.conf, model::Confidence::Medium);
+        // So is a parameter known only by its annotation: unpacked, it is a tuple despite it
+        // (`if isinstance(out, tuple): out, tp_reduce, is_sp = out`), not rows of a tensor.
+        bool bundle = v.fact.mixed || (!v.fact.local && !v.path.empty() && v.path.find('.') == std::string::npos &&
+                                       std::find(fn_.params.begin(), fn_.params.end(), v.path) != fn_.params.end());
+        if (!bundle) part.fact.conf = std::min(part.fact.conf, model::Confidence::Medium);
         else part.fact.conf = looksLikeTensorName(text(c, mc_.src)) ? model::Confidence::Medium : model::Confidence::Low;
       }
       bind(c, part);

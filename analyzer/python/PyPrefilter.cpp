@@ -724,6 +724,14 @@ class Planner {
       if (u.cls >= 0 ? findId(u.name) == int(id) : u.isClass && contains(u.words, id)) return true;
     return false;
   }
+  // A function or method that runs every step by its name: a per-step method word (forward,
+  // backward, step, training_step) or a per-step name (`train_step`, `on_train_batch_end`).
+  bool perStepByName(const Unit& u) const {
+    if (u.cls >= 0)
+      for (uint32_t id : hotMethodWords_)
+        if (findId(u.name) == int(id)) return true;
+    return namedAsPerStep(u.name);
+  }
   static bool contains(const std::vector<uint32_t>& v, uint32_t id) {
     return std::find(v.begin(), v.end(), id) != v.end();
   }
@@ -756,6 +764,22 @@ class Planner {
       u.callees |= callees;
       work.push_back(i);
     };
+    // A helper with CUDA evidence that per-step code calls (`forward` calling `self._pack(x)`)
+    // runs every step too (PyFunctionRoles' calledFromHot): keep both, the caller so that
+    // its call is seen, whatever evidence the caller has itself. One level, like the roles.
+    for (size_t i = 0; i + 1 < units_.size(); ++i) {
+      const Unit& h = units_[i];
+      if (h.isClass || !perStepByName(h)) continue;
+      for (uint32_t k : h.lines)
+        for (uint32_t o = lines_[k].occBegin; o < lines_[k].occEnd; ++o) {
+          const Occ& w = occ_[o];
+          if ((w.dotted && !w.attr) || !callAt(w.end)) continue;
+          auto& index = w.attr ? methods : functions;
+          if (auto it = index.find(w.id); it != index.end())
+            for (int v : it->second)
+              if (units_[size_t(v)].cuda) keep(int(i), false), keep(v, false);
+        }
+    }
     for (size_t i = 0; i < units_.size(); ++i) {
       const Unit& u = units_[i];
       // A function named like a builtin the frontend reads values with (print, float...)

@@ -119,6 +119,7 @@ class ModuleLowering {
     f.loc = locOf(at);
     f.endLine = ts_node_end_point(at).row + 1;
     if (auto it = roles_.hot.find(f.name); it != roles_.hot.end()) f.hot = it->second;
+    f.hotViaCaller = roles_.hotViaCaller.count(f.name) > 0;
     f.deliberate = deliberateRole(f.name);
     return f;
   }

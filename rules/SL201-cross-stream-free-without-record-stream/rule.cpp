@@ -15,12 +15,47 @@ class CrossStreamFree : public Rule {
     for (const auto& f : ctx.module().functions)
       for (size_t u = 0; u < f.events.size(); ++u) {
         const auto& use = f.events[u];
+        if (use.kind == EventKind::RecordStream && ctx.module().lang == model::Lang::Python) noOpRecord(ctx, f, u);
         if (!use.stream.isSide() || use.kind == EventKind::RecordStream) continue;
         for (const auto& v : use.reads) checkValue(ctx, f, v, u);
       }
   }
 
  private:
+  // `t = src.to(dev, non_blocking=True); t.record_stream(torch.cuda.current_stream())`: the
+  // record names the stream `t` was just allocated on, which the allocator already ties it to,
+  // so it protects nothing. Inside a side-stream region (or a callee run in one: the prefetch
+  // shape) current_stream() is the side stream itself, and the stream that will read `t`
+  // after the region is never recorded (diffusers group offloading, fixed by recording the
+  // stream captured before the region).
+  static void noOpRecord(RuleContext& ctx, const model::Function& f, size_t r) {
+    const auto& rec = f.events[r];
+    // An unresolved stream is compared by the expression written (`with stream(s)` and
+    // `record_stream(s)` for a parameter `s`); an unnamed one matches nothing.
+    if (rec.value.empty() || (rec.other.kind == model::StreamKind::Unknown && rec.other.name.empty())) return;
+    long p = producerOf(f, rec.value, r);
+    if (p < 0) return;
+    // `.to()`/`.cuda()` lower to an allocation followed by the copy into it, at one location.
+    size_t a = size_t(p);
+    if (f.events[a].kind == EventKind::Copy && a > 0 && f.events[a - 1].kind == EventKind::Alloc &&
+        f.events[a - 1].value == rec.value && f.events[a - 1].loc.line == f.events[a].loc.line)
+      --a;
+    const auto& alloc = f.events[a];
+    if (alloc.kind != EventKind::Alloc || !sameStream(alloc.stream, rec.other)) return;
+    bool inRegion = model::enclosingSideRegion(f, rec.scope) >= 0;
+    Finding& out = ctx.report(
+        rec.loc, "'" + rec.value + "' was allocated on " + alloc.stream.describe() + " and record_stream names " +
+                     (inRegion ? "that same stream (inside the region, current_stream() is the region's stream)"
+                               : "that same stream (called inside a side-stream region, current_stream() is the "
+                                 "region's stream)") +
+                     ": the record protects nothing, and the stream that reads it next is not recorded; "
+                     "take torch.cuda.current_stream() before the region and record that stream");
+    // `.to(x)` of a value already on the device returns it unchanged (no new block, and the
+    // record may then matter); but a line that copies and then records is a transfer.
+    out.properties["confidence"] = "medium";
+    ctx.note(out, alloc.loc, "allocated here");
+  }
+
   // C++: LibTorch tensors go through the caching allocator's recordStream; raw device memory
   // (cudaMallocAsync & co) has no such hook, so the freeing stream must wait for the side one.
   static std::string fixHint(bool cpp, const std::string& v, const model::Event& alloc, const model::StreamRef& side) {

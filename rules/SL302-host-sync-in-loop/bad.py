@@ -224,3 +224,33 @@ class ThroughputMeter(Callback):
     def on_train_batch_end(self, trainer, outputs):
         tokens = torch.zeros(1, device="cuda")
         trainer.seen += tokens.item()  # expect: SL302
+
+
+# Logging in the training loop itself (a backward every iteration) with no interval guard:
+# every step pays the read, so it is not left out as deliberate logging.
+def train_with_progress(model, opt, scaler, loader, pbar):
+    for step, batch in enumerate(loader):
+        loss = model(batch.cuda(non_blocking=True))
+        scaler.scale(loss).backward()  # GradScaler: still the CUDA loss's backward
+        scaler.step(opt)
+        pbar.set_description(f"step {step} loss {loss.item():.3f}")  # expect: SL302
+
+
+def train_printing(model, opt, loader):
+    for batch in loader:
+        loss = model(batch.cuda(non_blocking=True))
+        loss.backward()
+        opt.step()
+        print(f"loss {loss.item():.3f}")  # expect: SL302
+
+
+# A helper that a Module's forward calls on every call runs every step too.
+def lengths_to_mask(lens: torch.Tensor, max_len: int):
+    steps = torch.arange(max_len).to(lens.device)  # expect: SL302
+    return steps[None, :] < lens[:, None]
+
+
+class MaskedEncoder(nn.Module):
+    def forward(self, x: torch.Tensor, lens: torch.Tensor):
+        mask = lengths_to_mask(lens, x.shape[1])
+        return x * mask[..., None]

@@ -235,3 +235,54 @@ def validation_logs(model, loader):
             "val_extra": torch.tensor(1.0).to(loss.device),
         }
         model.log_dict(val_log)
+
+
+def train_with_progress(model, opt, loader, pbar, log_every: int):
+    # The training loop's logging under an interval guard: one read every `log_every` steps.
+    for step, batch in enumerate(loader):
+        loss = model(batch.cuda(non_blocking=True))
+        loss.backward()
+        opt.step()
+        if step % log_every == 0:
+            pbar.set_description(f"step {step} loss {loss.item():.3f}")
+
+
+# Helpers of forward whose sync runs once: lazy set-up, a cache refilled only when too short,
+# and a helper that forward calls only on a branch.
+class CachedPositions(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.table = None
+        self.jitter = None
+
+    def _extend(self, x: torch.Tensor):
+        if self.table is not None and self.table.shape[0] >= x.shape[1]:
+            return
+        self.table = torch.arange(x.shape[1]).to(x.device)
+
+    def _noise(self, x: torch.Tensor):
+        if self.jitter is None:
+            self.jitter = torch.tensor([0.99, 1.01], device=x.device)
+        return self.jitter
+
+    def _debug_stats(self, x: torch.Tensor):
+        return x.abs().max().item()
+
+    def forward(self, x: torch.Tensor, debug: bool = False):
+        self._extend(x)
+        if debug:
+            print(self._debug_stats(x))
+        return x * self._noise(x)[0] + self.table[: x.shape[1]]
+
+
+class FlagsFromALossTuple(nn.Module):
+    # A parameter annotated as a tensor that arrives as a tuple: its flags are not tensors, and
+    # `is_complex()` reads the dtype, not the data.
+    def forward(self, loss: torch.Tensor, mask: torch.Tensor):
+        if isinstance(loss, tuple):
+            loss, tp_reduce, is_sequence_parallel = loss
+            if tp_reduce or is_sequence_parallel:
+                mask = mask[:, ::2]
+        if not mask.is_complex():
+            mask = mask.float()
+        return loss * mask

@@ -45,6 +45,11 @@ class HostSyncInLoop : public Rule {
           // No loop in sight, but the function itself runs every step (forward, an optimizer's
           // step, a hook): the same stall, once per step, unless a guard makes it occasional.
           if (f.hot.empty() || guard >= 0) continue;
+          // A helper that is hot through its caller: only what it does on every call counts
+          // (not a lazy `if self.x is None:` set-up, nor a cache refill after an early return).
+          if (f.hotViaCaller && (!model::alwaysRuns(f, size_t(&e - f.events.data())) ||
+                                 (f.firstInnerReturn && e.loc.line > f.firstInnerReturn)))
+            continue;
           if (e.sync == model::SyncKind::Allocation && !issuesGpuWork(f, 0)) continue;
           reportHot(ctx, f, e);
           continue;
