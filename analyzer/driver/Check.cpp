@@ -19,7 +19,6 @@
 #include "driver/FileWalk.h"
 #include "driver/ProjectIndex.h"
 #include "driver/DeepStack.h"
-#include "python/PyParseLimits.h"
 #include "driver/Fixes.h"
 #include "driver/Suppressions.h"
 #include "model/ModelDump.h"
@@ -323,15 +322,9 @@ CheckResult runCheck(const CheckOptions& opts) {
       s.bytes = s.file->text().size();
       const Config& cfg = *pyConfigs[i];
       const bool low = minConfidence(opts, cfg) == int(model::Confidence::Low);
-      Loc where;
-      if (std::string why = py::beyondParseLimits(s.file->text(), where); !why.empty()) {
-        // Refused before parsing: the pinned tree-sitter would crash on it (PyParseLimits.h).
-        s.diagnostics.push_back({"parse-error", Severity::Error, s.file->path(), where, "syntax error: " + why, {}, {}});
-      } else {
-        s.module = py::lowerPython(*s.file, s.diagnostics, cfg.knowledge, prefilter && !low, usesCuda);
-        s.summary.emplace(*s.module);
-        if (opts.dumpModel) s.dump = "# " + s.module->path + "\n" + model::dump(*s.module);
-      }
+      s.module = py::lowerPython(*s.file, s.diagnostics, cfg.knowledge, prefilter && !low, usesCuda);
+      s.summary.emplace(*s.module);
+      if (opts.dumpModel) s.dump = "# " + s.module->path + "\n" + model::dump(*s.module);
       s.analysed = true;
     }
     size_t d = ++done;

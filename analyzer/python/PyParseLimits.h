@@ -3,8 +3,8 @@
 // `(`, or `[` and 65,535 `*`). Two limits catch those shapes without rejecting any Python that
 // CPython accepts: brackets nested deeper than 200 (CPython's own limit: "too many nested
 // parentheses") and a run of more than 4,096 operator characters outside strings and comments
-// (CPython reads it as invalid syntax). One pass over the bytes, done only where the text holds
-// such a run or such nesting could exist.
+// (CPython reads it as invalid syntax). One pass over the bytes of each file about to be parsed
+// (the frontend calls it; files the prefilter skips are never parsed).
 #pragma once
 #include <string>
 #include <string_view>

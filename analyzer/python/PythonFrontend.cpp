@@ -6,6 +6,7 @@
 #include "python/PyFunctionRoles.h"
 #include "python/PyGrammarGaps.h"
 #include "python/PyLowering.h"
+#include "python/PyParseLimits.h"
 #include "python/PyPrefilter.h"
 #include "python/TsAllocator.h"
 
@@ -190,6 +191,12 @@ model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnost
       t.find("torch") != std::string::npos || t.find("cuda") != std::string::npos || !knowledge.empty();
   ParsePlan plan = prefilter ? planParse(t, knowledge, lowered) : ParsePlan{};
   if (plan.mode == ParsePlan::Mode::Skip) return m;
+  // Shapes the pinned tree-sitter crashes on are refused before it sees them (PyParseLimits.h).
+  Loc where;
+  if (std::string why = beyondParseLimits(t, where); !why.empty()) {
+    diagnostics.push_back({"parse-error", Severity::Error, file.path(), where, "syntax error: " + why, {}, {}});
+    return m;
+  }
   TSParser* parser = threadParser();
   auto parse = [&] {
     return std::unique_ptr<TSTree, TreeDeleter>(
