@@ -2,7 +2,6 @@
 
 #include "config/Config.h"
 
-#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -79,10 +78,8 @@ namespace {
 std::vector<std::string> splitList(const std::string& s) {
   std::vector<std::string> out;
   std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');) {
-    for (char& c : item) c = char(std::toupper(static_cast<unsigned char>(c)));
-    if (!item.empty()) out.push_back(item);
-  }
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(ruleCode(item));
   return out;
 }
 

@@ -1,4 +1,3 @@
-#include <cctype>
 #include "config/Config.h"
 
 #include "model/StreamModel.h"
@@ -43,7 +42,7 @@ struct Reader {
     if (!strings(n, key, out)) return false;
     for (auto& c : out) {
       if (!namesAnyRule(c)) return fail(key, "names unknown rule '" + c + "'");
-      for (char& ch : c) ch = char(std::toupper(static_cast<unsigned char>(ch)));
+      c = ruleCode(c);
     }
     return true;
   }

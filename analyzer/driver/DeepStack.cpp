@@ -49,12 +49,8 @@ void installHandler() {
   });
 }
 
-struct Job {
-  const std::function<void()>* work;
-};
-
 void* threadMain(void* arg) {
-  const auto* job = static_cast<Job*>(arg);
+  const auto* work = static_cast<const std::function<void()>*>(arg);
   std::vector<char> alt(kAltStackBytes);
   stack_t ss{};
   ss.ss_sp = alt.data();
@@ -69,7 +65,7 @@ void* threadMain(void* arg) {
     t_stackHigh = t_stackLow + size;
     pthread_attr_destroy(&attr);
   }
-  (*job->work)();
+  (*work)();
   ss.ss_flags = SS_DISABLE;
   sigaltstack(&ss, nullptr);
   t_stackLow = t_stackHigh = 0;
@@ -82,7 +78,6 @@ void setCurrentInput(const std::string* path) { t_input = path; }
 
 void runOnDeepStacks(unsigned threads, const std::function<void()>& work) {
   installHandler();
-  Job job{&work};
   std::vector<pthread_t> pool;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
@@ -92,7 +87,7 @@ void runOnDeepStacks(unsigned threads, const std::function<void()>& work) {
   pthread_attr_setstacksize(&attr, stack);
   for (unsigned j = 0; j < std::max(1u, threads); ++j) {
     pthread_t t;
-    if (pthread_create(&t, &attr, threadMain, &job) == 0) pool.push_back(t);
+    if (pthread_create(&t, &attr, threadMain, const_cast<std::function<void()>*>(&work)) == 0) pool.push_back(t);
   }
   pthread_attr_destroy(&attr);
   if (pool.empty()) work();  // no thread could start (address space): the caller's stack

@@ -1,6 +1,7 @@
 #include "driver/Fixes.h"
 
 #include "core/TextEdits.h"
+#include "driver/FileWalk.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,11 +13,8 @@ bool endsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-bool isCpp(const std::string& path) {
-  for (const char* e : {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp"})
-    if (endsWith(path, e)) return true;
-  return false;
-}
+// Findings are in Python files or in C/C++ (sources and the headers their code came from).
+bool isCpp(const std::string& path) { return classifyPath(path) != InputLang::Python; }
 
 std::string_view indentOf(std::string_view line) {
   return line.substr(0, line.find_first_not_of(" \t") == std::string_view::npos ? line.size()

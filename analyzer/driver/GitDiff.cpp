@@ -1,5 +1,7 @@
 #include "driver/GitDiff.h"
 
+#include "driver/FileWalk.h"
+
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -114,12 +116,11 @@ std::optional<std::vector<std::string>> ChangedLines::cppSourcesToAnalyse() cons
   for (const auto& f : changed) {
     fs::path p(f);
     std::string ext = p.extension().string(), name = p.filename().string();
-    for (const char* s : {".c", ".cc", ".cpp", ".cxx", ".cu", ".C"})
-      if (ext == s) sources.push_back(f);
     for (const char* h : {".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc", ".ipp", ".tcc", ".def", ".cmake"})
       if (ext == h) return std::nullopt;
     if (name == "CMakeLists.txt" || name == "Makefile" || name == "compile_commands.json" || name == "setup.py")
       return std::nullopt;
+    if (classifyPath(f) == InputLang::Cpp) sources.push_back(f);  // the walk's own notion of a TU
   }
   return sources;
 }

@@ -77,20 +77,20 @@ const std::vector<RuleInfo>& ruleCatalogue() {
   return all;
 }
 
-static std::string upper(std::string s) {
-  for (char& c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
-  return s;
+std::string ruleCode(std::string code) {
+  for (char& c : code) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return code;
 }
 
 const RuleInfo* findRule(const std::string& id) {
-  const std::string want = upper(id);
+  const std::string want = ruleCode(id);
   for (const auto& r : ruleCatalogue())
     if (r.id == want) return &r;
   return nullptr;
 }
 
 bool namesAnyRule(const std::string& code) {
-  const std::string want = upper(code);
+  const std::string want = ruleCode(code);
   // "SL" then digits: "S" or "" would name every rule by accident (`ignore = ["S"]`).
   if (want.size() < 2 || want.compare(0, 2, "SL") != 0 ||
       want.find_first_not_of("0123456789", 2) != std::string::npos)

@@ -65,6 +65,8 @@ void attachEvidence(Finding& f, const model::Module& m);
 
 // The catalogue, in ID order (generated registry + embedded rule.md and examples).
 const std::vector<RuleInfo>& ruleCatalogue();
+// A rule ID or prefix as the catalogue spells it: "sl3" -> "SL3" (IDs are accepted in any case).
+std::string ruleCode(std::string code);
 // Case-insensitive ("sl302" finds SL302).
 const RuleInfo* findRule(const std::string& id);
 // True when `code` is a rule ID or an ID prefix ("SL3", "SL": SL then digits) naming at least

@@ -104,7 +104,7 @@ void sweepDevice(const std::vector<size_t>& idx, const std::vector<Intervals>& b
     return x.at != y.at ? x.at < y.at : (!x.start && y.start);
   });
   std::vector<size_t> active;
-  std::map<size_t, size_t> where;  // stream -> position in active
+  std::vector<size_t> where(busy.size());  // stream -> its position in `active` while active
   uint64_t prev = 0;
   for (const auto& e : edges) {
     uint64_t dt = e.at - prev;
@@ -122,7 +122,6 @@ void sweepDevice(const std::vector<size_t>& idx, const std::vector<Intervals>& b
       active[at] = active.back();
       where[active[at]] = at;
       active.pop_back();
-      where.erase(e.stream);
     }
   }
 }
