@@ -41,6 +41,15 @@ std::string hex(size_t h) {
   return s;
 }
 
+// What changes when a file is written: its size, inode, mtime and ctime (to the nanosecond).
+std::string fileIdentity(const std::string& path) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) return "missing";
+  return std::to_string(st.st_size) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec) + ":" + std::to_string(st.st_ctim.tv_sec) + "." +
+         std::to_string(st.st_ctim.tv_nsec);
+}
+
 std::string contentHash(const std::string& path) {
   std::string text;
   if (!readAll(path, text)) return "unreadable";
@@ -146,7 +155,7 @@ std::string ResultCache::keyFor(const CheckOptions& opts) {
       << (noPrefilter && *noPrefilter) << opts.keepGoing << " " << opts.minConfidence << "\n";
   if (!opts.configFile.empty()) key << "config " << opts.configFile << " " << contentHash(opts.configFile) << "\n";
   for (const auto& e : inputs.errors) key << "error " << e << "\n";
-  for (const auto& f : inputs.python) key << "py " << f << " " << contentHash(f) << "\n";
+  for (const auto& f : inputs.python) key << "py " << f << " " << fileIdentity(f) << "\n";
   describeAncestors(inputs.python, key);
   const std::string text = key.str();
   // Two independent 64-bit hashes: a collision would serve another tree's findings.

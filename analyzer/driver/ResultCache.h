@@ -1,9 +1,11 @@
-// A content-and-config-keyed cache of whole `check` results, like ruff's cache: a re-run on an
-// unchanged tree costs a walk, a read and a hash of every input instead of an analysis.
+// A change-and-config-keyed cache of whole `check` results, like ruff's cache: a re-run on an
+// unchanged tree costs a walk and a stat of every input instead of an analysis.
 //
 // The key covers everything a result depends on: this binary (its size, inode and mtime), the
 // options that change findings, the working directory (paths are reported relative to it), every
-// input's path and content, and each directory above an input: its `.streamlint.toml` and
+// input's path and identity — size, inode, modification and change times, as git's index keeps
+// them (any write moves the change time, which no tool can set back), so inputs are not read twice
+// on a miss — and each directory above an input: its `.streamlint.toml` and
 // `pyproject.toml` (content or absence) and whether it holds `.git` (deliberate-code roots).
 // Python analysis is project-wide, so one key covers the whole run: any changed file means a
 // full analysis. Runs with C/C++ inputs are not cached (their headers are not tracked), nor are
