@@ -18,6 +18,7 @@
 #include "driver/DeliberateCode.h"
 #include "driver/FileWalk.h"
 #include "driver/ProjectIndex.h"
+#include "core/Executable.h"
 #include "driver/DeepStack.h"
 #include "driver/Fixes.h"
 #include "driver/Suppressions.h"
@@ -119,17 +120,9 @@ size_t judge(const model::Module& m, const SourceFile* file, const std::vector<A
   return hidden;
 }
 
-std::string selfDir() {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  buf[n] = 0;
-  return std::filesystem::path(buf).parent_path().string();
-}
-
 // The Clang frontend lives in a plugin so the main binary needs no LLVM at run time.
 cxx::AnalyzeFn loadCxxPlugin(std::string& error) {
-  std::string path = selfDir() + "/../lib/" + cxx::kPluginFile;
+  std::string path = executableDir() + "/../lib/" + cxx::kPluginFile;
   void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     // Installed from the wheel, the frontend is its own wheel (it needs LLVM 19's libraries).

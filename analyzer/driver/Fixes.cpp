@@ -9,10 +9,6 @@
 namespace sl {
 namespace {
 
-bool endsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // Findings are in Python files or in C/C++ (sources and the headers their code came from).
 bool isCpp(const std::string& path) { return classifyPath(path) != InputLang::Python; }
 
@@ -59,14 +55,14 @@ void fixTimerSync(Finding& f, const SourceFile& file) {
   std::string_view prev = previousCode(file, f.loc.line, cpp);
   std::string sync;
   if (cpp) {
-    if (!prev.empty() && !endsWith(prev, ";") && !endsWith(prev, "{") && !endsWith(prev, "}")) return;
+    if (!prev.empty() && !prev.ends_with(";") && !prev.ends_with("{") && !prev.ends_with("}")) return;
     const std::string& all = file.text();
-    if (endsWith(f.path, ".cu") || all.find("cuda_runtime") != std::string::npos) sync = "cudaDeviceSynchronize();";
+    if (f.path.ends_with(".cu") || all.find("cuda_runtime") != std::string::npos) sync = "cudaDeviceSynchronize();";
     else if (all.find("torch::") != std::string::npos) sync = "torch::cuda::synchronize();";
     else return;
   } else {
-    if (!prev.empty() && (endsWith(prev, "\\") || endsWith(prev, "(") || endsWith(prev, "[") ||
-                          endsWith(prev, "{") || endsWith(prev, ","))) return;
+    if (!prev.empty() && (prev.ends_with("\\") || prev.ends_with("(") || prev.ends_with("[") ||
+                          prev.ends_with("{") || prev.ends_with(","))) return;
     bool isReturn = code.rfind("return ", 0) == 0;
     size_t eq = code.find('=');
     bool isAssign = eq != std::string_view::npos && eq > 0 && code.substr(0, eq).find('(') == std::string_view::npos &&

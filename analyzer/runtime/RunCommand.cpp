@@ -13,13 +13,14 @@
 #include <unistd.h>
 
 #include <dirent.h>
-#include <time.h>
 
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "cli/Commands.h"
+#include "core/Executable.h"
 #include "streamlint/GpuTimingSpec.h"
 
 namespace sl::runtime {
@@ -42,36 +43,29 @@ constexpr const char* kUsage =
     "                           windows; larger rings (SL_RING_KB=4096 unless set)\n"
     "  Then: streamlint report DIR\n";
 
-// Logs in `dir` written since `since`: a process that never called CUDA leaves none (the
-// recorder starts at the first CUDA call), and "see them with report" would then mislead.
-size_t logsWrittenSince(const char* dir, const timespec& since) {
-  size_t n = 0;
+// The logs in `dir` and their modification times. Compared before and after the run: a process
+// that never called CUDA leaves none (the recorder starts at the first CUDA call), and "see them
+// with report" would then mislead. (Not compared with the clock: file times come from the
+// kernel's coarse clock and can read earlier than a clock_gettime taken before the run.)
+std::map<std::string, std::pair<long, long>> logsIn(const char* dir) {
+  std::map<std::string, std::pair<long, long>> logs;
   DIR* d = opendir(dir);
-  if (!d) return 0;
+  if (!d) return logs;
   while (dirent* e = readdir(d)) {
     std::string name = e->d_name;
     if (name.size() < 5 || name.compare(name.size() - 5, 5, ".slog") != 0) continue;
     struct stat st{};
-    if (stat((std::string(dir) + "/" + name).c_str(), &st) != 0) continue;
-    if (st.st_mtim.tv_sec > since.tv_sec || (st.st_mtim.tv_sec == since.tv_sec && st.st_mtim.tv_nsec >= since.tv_nsec)) ++n;
+    if (stat((std::string(dir) + "/" + name).c_str(), &st) == 0)
+      logs[name] = {long(st.st_mtim.tv_sec), long(st.st_mtim.tv_nsec)};
   }
   closedir(d);
-  return n;
-}
-
-std::string selfDir() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  buf[n] = 0;
-  std::string p(buf);
-  return p.substr(0, p.rfind('/'));
+  return logs;
 }
 
 // The library ships next to the binary: <prefix>/bin/streamlint, <prefix>/lib/libstreamlint_interposer.so.
 std::string findInterposer() {
   if (const char* e = getenv("SL_INTERPOSER"); e && *e) return e;
-  return selfDir() + "/../lib/libstreamlint_interposer.so";
+  return executableDir() + "/../lib/libstreamlint_interposer.so";
 }
 
 bool makeDirs(const std::string& dir) {
@@ -109,7 +103,7 @@ const Option kOptions[] = {
 // count), and the Python side (share/streamlint/python/sitecustomize.py) first on PYTHONPATH so
 // that torch's allocator traces its blocks from CUDA's initialization on.
 bool setUpSanitize() {
-  std::string py = selfDir() + "/../share/streamlint/python";
+  std::string py = executableDir() + "/../share/streamlint/python";
   char real[PATH_MAX];
   if (!realpath((py + "/sitecustomize.py").c_str(), real)) {
     std::cerr << "streamlint run: --sanitize needs " << py << "/sitecustomize.py, which is missing\n";
@@ -201,8 +195,7 @@ int runMain(const std::vector<std::string>& args) {
   for (size_t k = i; k < args.size(); ++k) argv.push_back(const_cast<char*>(args[k].c_str()));
   argv.push_back(nullptr);
 
-  timespec started{};
-  clock_gettime(CLOCK_REALTIME, &started);
+  const auto before = logsIn(absOut);
   const pid_t parent = getpid();  // (we may be PID 1 in a container: compare, do not assume)
   g_child = fork();
   if (g_child < 0) { std::cerr << "streamlint run: fork failed: " << strerror(errno) << "\n"; return 2; }
@@ -221,7 +214,12 @@ int runMain(const std::vector<std::string>& args) {
   signal(SIGHUP, forward);
   int status = 0;
   while (waitpid(g_child, &status, 0) < 0 && errno == EINTR) {}
-  if (size_t logs = logsWrittenSince(absOut, started))
+  size_t logs = 0;
+  for (const auto& [name, mtime] : logsIn(absOut)) {
+    auto it = before.find(name);
+    logs += it == before.end() || it->second != mtime;
+  }
+  if (logs)
     std::cerr << "streamlint: " << logs << (logs == 1 ? " log" : " logs") << " in " << absOut
               << "; see them with: streamlint report " << absOut << "\n";
   else
