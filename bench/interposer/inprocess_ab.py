@@ -2,6 +2,7 @@
 
     streamlint run --out /tmp/ab -- python3 inprocess_ab.py [--reps 12] [--profiler-reps 8]
                      [--block-s 1.9] [--fine-rounds 250] [--configs paused,sampled,...] [--json OUT]
+                     [--workloads train,tiny,transformer]
 
 Process-to-process noise on the GPU machine (±25 % on a launch-bound loop) hides a few-percent
 effect, so the configurations alternate block by block inside one process, toggled through the
@@ -23,6 +24,9 @@ of time in windows (the log's Window records; 100 ms of 2 s by default).
 Phase 3 rotates paused/torch.profiler (the profiler takes CUPTI for good, so it comes last).
 `--configs` keeps some of phase 1's configurations (the first is the baseline), for a long direct
 run of one: e.g. `--configs paused,sampled,paused_again --fine-rounds 0 --profiler-reps 0`.
+Under `streamlint run --sanitize` the recording modes include sanitize's per-call work (launch
+footprints), so paused vs host_only there prices it (the allocator trace, started before user
+code, is not toggled: about +1 %, FACTS.md).
 The process-level A/B is run_overhead.py."""
 import ctypes
 import json
@@ -33,7 +37,7 @@ import time
 import torch
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from overhead_worker import arg, block_ms, tiny_workload, train_workload  # noqa: E402
+from overhead_worker import WORKLOADS, arg, block_ms  # noqa: E402
 
 
 def paired(values, base):
@@ -60,7 +64,7 @@ def main():
     preps = arg("--profiler-reps", min(reps, 8))
     seconds = arg("--block-s", 1.9)
     rec = ctypes.CDLL(None).streamlint_recording
-    work = {"train_ms": train_workload(), "tiny_ms": tiny_workload()}
+    work = {f"{w}_ms": WORKLOADS[w][0]() for w in arg("--workloads", "train,tiny").split(",")}
     for _ in range(10):
         for fn in work.values():
             fn()
@@ -79,7 +83,7 @@ def main():
         print(f"rep {r + 1}/{reps}", file=sys.stderr, flush=True)
     fine_modes = {"paused": 0, "host_only": 2, "always": 3, "paused_again": 0}
     fine = {c: {w: [] for w in work} for c in fine_modes}
-    per_block = {"train_ms": 5, "tiny_ms": 3}
+    per_block = {"train_ms": 5, "tiny_ms": 3, "transformer_ms": 2}
     order = list(fine_modes)
     for r in range(arg("--fine-rounds", 250)):
         for w, fn in work.items():

@@ -1,6 +1,7 @@
-"""One measurement process for run_overhead.py: times a training step and a launch-bound loop of
-tiny ops (steady state, after warm-up) and prints JSON. `--profiler` wraps the timed loops in
-torch.profiler (CPU + CUDA), the peer we compare against."""
+"""One measurement process for run_overhead.py: times a training step, a launch-bound loop of
+tiny ops and a transformer training step (steady state, after warm-up) and prints JSON.
+`--profiler` wraps the timed loops in torch.profiler (CPU + CUDA), the peer we compare against;
+`--workloads train,tiny,transformer` picks which are timed."""
 import contextlib
 import json
 import statistics
@@ -59,21 +60,44 @@ def tiny_workload():
     return loop
 
 
+def transformer_workload():
+    """A GPT-style training step: 6 pre-norm encoder layers (d 1024, 16 heads), batch 8 x 512
+    tokens, bf16 autocast, AdamW — the "transformer training step" of issue 13's targets."""
+    torch.manual_seed(0)
+    width = 1024
+    layers = [nn.TransformerEncoderLayer(width, 16, 4 * width, batch_first=True, norm_first=True)
+              for _ in range(6)]
+    model = nn.Sequential(*layers, nn.Linear(width, width)).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    x = torch.randn(8, 512, width, device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(x).float().square().mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    return step
+
+
+WORKLOADS = {"train": (train_workload, 40), "tiny": (tiny_workload, 20), "transformer": (transformer_workload, 10)}
+
+
 def main():
     use_profiler = "--profiler" in sys.argv
-    step, loop = train_workload(), tiny_workload()
+    names = arg("--workloads", "train,tiny").split(",")
+    fns = {n: WORKLOADS[n][0]() for n in names}
     for _ in range(10):  # warm-up: allocator pools, cuBLAS handles, autograd graph
-        step()
-        loop()
+        for fn in fns.values():
+            fn()
     torch.cuda.synchronize()
     ctx = contextlib.nullcontext()
     if use_profiler:
         from torch.profiler import ProfilerActivity, profile
         ctx = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
     with ctx:
-        train_ms = timed_blocks(step, 5, 40)
-        tiny_ms = timed_blocks(loop, 5, 20)
-    print(json.dumps({"train_ms": train_ms, "tiny_ms": tiny_ms}))
+        out = {f"{n}_ms": timed_blocks(fn, 5, WORKLOADS[n][1]) for n, fn in fns.items()}
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":
