@@ -215,6 +215,32 @@ std::string describeGpuWork(const LineEvidence& e, nlohmann::json& r) {
          " calls " + e.timed.inWindows() + ": " + describeStreams(e.opsByStream);
 }
 
+// The lines a finding names in its own file: where it is and where its notes point.
+std::vector<uint32_t> linesOf(const Finding& f) {
+  std::vector<uint32_t> lines = {f.loc.line};
+  for (const auto& n : f.notes)
+    if (n.path == f.path || samePath(n.path, f.path)) lines.push_back(n.loc.line);
+  return lines;
+}
+
+bool contains(const std::vector<uint32_t>& v, uint32_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// A static ordering finding is confirmed by a race the run saw on the same lines: the SL904's
+// place or other access is the static finding's line or one of its notes' (a static SL201 sits
+// on the free and names the side-stream use; the runtime one sits on that use).
+const Finding* confirmingRace(const Finding& f, const std::vector<Finding>& measured) {
+  static const char* kOrdering[] = {"SL101", "SL102", "SL103", "SL201"};
+  if (std::find(std::begin(kOrdering), std::end(kOrdering), f.ruleId) == std::end(kOrdering)) return nullptr;
+  std::vector<uint32_t> mine = linesOf(f);
+  for (const auto& m : measured) {
+    if (m.ruleId != "SL904" || !samePath(m.path, f.path)) continue;
+    if (contains(mine, m.loc.line)) return &m;
+    for (const auto& n : m.notes)
+      if (n.loc.line == f.loc.line && samePath(n.path, f.path)) return &m;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 bool samePath(const std::string& a, const std::string& b) {
@@ -243,7 +269,7 @@ void pairWithRun(std::vector<Finding>& staticFindings, const RunData& run,
       r["blockedMicros"] = double(e.blockedNs) / 1e3;
       r["gpuMicros"] = double(e.gpuNs) / 1e3;
       r["operationsByStream"] = e.opsByStream;
-      said = std::to_string(e.calls) + " CUDA calls from this line";
+      said = std::to_string(e.calls) + (e.calls == 1 ? " CUDA call" : " CUDA calls") + " from this line";
       if (e.blockedNs) said += ", host blocked " + humanTime(double(e.blockedNs));
       said += describeGpuWork(e, r);
       if (!e.regionStream.empty()) {
@@ -299,6 +325,16 @@ void pairWithRun(std::vector<Finding>& staticFindings, const RunData& run,
         if (std::find(by.begin(), by.end(), m.ruleId) == by.end()) by.push_back(m.ruleId);
         cost = std::max(cost, m.properties.value("costMicros", 0.0));
       }
+    if (const Finding* race = confirmingRace(f, measured)) {
+      std::string kind = race->properties.value("kind", std::string("race"));
+      r["confirmedBy"] = {{"rule", race->ruleId}, {"kind", kind}, {"path", race->path}, {"line", race->loc.line},
+                          {"occurrences", race->properties.value("occurrences", 1)}};
+      std::string confirmed = "confirmed at runtime: the run raced here (SL904 " + kind + " at " + race->path +
+                              ":" + std::to_string(race->loc.line) + ")";
+      // A line that issues no CUDA call (a `del`) was still part of the race the run saw.
+      if (r["status"] == "measured") said += "; " + confirmed;
+      else { said = confirmed; r["status"] = "confirmed"; }
+    }
     if (!by.empty()) {
       r["measuredBy"] = by;
       std::string list;

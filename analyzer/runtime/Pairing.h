@@ -1,6 +1,7 @@
 // Joins static findings (from `streamlint check`, or a SARIF file made elsewhere) with what a run
 // measured. Every static finding gets `properties.runtime`:
-//   {"status": "measured" | "not exercised", "calls": N, "blockedMicros": x, "gpuMicros": y,
+//   {"status": "measured" | "confirmed" (no call at the line, but a race the run saw named it:
+//    "confirmedBy") | "not exercised", "calls": N, "blockedMicros": x, "gpuMicros": y,
 //    "operationsByStream": {...}, "apis": {...}, "measuredBy": ["SL903", ...], ...}
 // and a sentence appended to its message; rule-specific evidence: SL401 the streams backward's
 // work ran on, SL501 how long the GPU kept running after the timed interval, SL303 the cudaMalloc
@@ -23,6 +24,10 @@ bool samePath(const std::string& a, const std::string& b);
 // (the PATHs given to `report`); found ones are rewritten, relative to the current directory.
 void relocateSources(ProcessTimeline& t, const std::vector<std::string>& roots);
 std::string localSourcePath(const std::string& path, const std::vector<std::string>& roots);
+// The PATHs given to `report`, for lookups made before locations are relocated (the symbolizer's
+// test for nvcc's kernel wrapper reads the source line).
+void setSourceRoots(std::vector<std::string> roots);
+const std::vector<std::string>& sourceRoots();
 
 void pairWithRun(std::vector<Finding>& staticFindings, const RunData& run,
                  const std::vector<Finding>& measured);

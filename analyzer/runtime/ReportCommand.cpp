@@ -294,6 +294,7 @@ int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks) {
   }
 
   RunData run;
+  setSourceRoots(o.sources);
   Symbolizer sym;
   sym.searchIn(o.symbolDirs);
   for (const auto& log : logs) {

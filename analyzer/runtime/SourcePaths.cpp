@@ -47,6 +47,16 @@ std::string localSourcePath(const std::string& path, const std::vector<std::stri
   return path;
 }
 
+namespace {
+std::vector<std::string>& rootsStore() {
+  static std::vector<std::string> roots;
+  return roots;
+}
+}  // namespace
+
+void setSourceRoots(std::vector<std::string> roots) { rootsStore() = std::move(roots); }
+const std::vector<std::string>& sourceRoots() { return rootsStore(); }
+
 void relocateSources(ProcessTimeline& t, const std::vector<std::string>& roots) {
   std::map<std::string, std::string> cache;
   for (auto& l : t.locations) {

@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "runtime/Pairing.h"
 #include "streamlint/LibraryModules.h"
 
 namespace sl::runtime {
@@ -47,7 +48,8 @@ bool isKernelWrapper(const std::string& file, uint32_t line) {
   static std::map<std::pair<std::string, uint32_t>, bool> seen;
   auto [it, fresh] = seen.emplace(std::make_pair(file, line), false);
   if (!fresh) return it->second;
-  std::ifstream in(file);
+  // The log names the recording machine's path; the source may sit elsewhere here.
+  std::ifstream in(localSourcePath(file, sourceRoots()));
   std::string text;
   for (uint32_t n = 1; n <= line && std::getline(in, text); ++n) {}
   return it->second = in && text.find("__global__") != std::string::npos;

@@ -41,12 +41,19 @@ def check(cond, msg):
         sys.exit("FAIL: " + msg)
 
 
-def races(log_dir, *extra):
-    p = subprocess.run([A.streamlint, "report", log_dir, "--format", "json", *extra], capture_output=True, text=True)
+def report_json(log_dir, *extra):
+    """`report --format json` from the repository root, as a user runs it from their project: the
+    log names the recording machine's paths, which are found here by their trailing components."""
+    p = subprocess.run([A.streamlint, "report", log_dir, "--format", "json", *extra], capture_output=True,
+                       text=True, cwd=ROOT)
     check(p.returncode in (0, 1), f"report {log_dir} exited {p.returncode}: {p.stderr}")
     check("SL904 checked" in p.stderr, f"{log_dir}: the race check must have run: {p.stderr}")
     check("SL904 not judged for" not in p.stderr, f"{log_dir}: {p.stderr}")
-    return [f for f in json.loads(p.stdout)["findings"] if f["rule"] == "SL904"]
+    return json.loads(p.stdout)["findings"]
+
+
+def races(log_dir, *extra):
+    return [f for f in report_json(log_dir, *extra) if f["rule"] == "SL904"]
 
 
 def expect(example, found):
@@ -80,6 +87,29 @@ def fixture_logs(tmp):
     sym = ("--symbols", os.path.join(FIX, "bin"))  # the programs, built with -g on the H200
     expect("bad/missing_event_wait.cu", races(cuda, *sym))
     expect("fixed/missing_event_wait.cu", races(os.path.join(FIX, "h200-fixed-missing_event_wait.slog"), *sym))
+
+
+def fixture_confirms_static(tmp):
+    """A static SL101/SL102/SL201 on the lines of a race the run saw is "confirmed at runtime"; the
+    same static finding against the fixed program's log is not."""
+    bad = os.path.join(EXAMPLES, "bad")
+    sym = ("--symbols", os.path.join(FIX, "bin"))
+    cases = [("h200-bad-missing_join.slog", "missing_join.py", "SL102", 11, ()),
+             ("h200-bad-missing_record_stream.slog", "missing_record_stream.py", "SL201", 11, ()),
+             ("h200-bad-missing_event_wait.slog", "missing_event_wait.cu", "SL101", 27, sym)]
+    for log, src, rule, line, extra in cases:
+        if src.endswith(".cu") and not A.cxx:
+            continue  # C++ sources need the plugin, not built here
+        for kind in ("bad", "fixed"):
+            found = report_json(os.path.join(FIX, log.replace("-bad-", f"-{kind}-")), os.path.join(bad, src), *extra)
+            static = [f for f in found if f["rule"] == rule and f["line"] == line]
+            check(len(static) == 1, f"{src}: one static {rule} at line {line} expected: {[(f['rule'], f['line']) for f in found]}")
+            runtime = static[0]["properties"]["runtime"]
+            if kind == "bad":
+                check(runtime.get("confirmedBy", {}).get("rule") == "SL904" and "confirmed at runtime" in static[0]["message"],
+                      f"{src}: the static {rule} must be confirmed by the run's SL904: {static[0]['message']}")
+            else:
+                check("confirmedBy" not in runtime, f"{src}: the fixed run raced nowhere: {runtime}")
 
 
 def fnv1a32(data):
@@ -212,6 +242,7 @@ def main():
     ap.add_argument("--streamlint", required=True)
     ap.add_argument("--nccl-main")
     ap.add_argument("--nccl-user")
+    ap.add_argument("--cxx", action="store_true", help="the C++ plugin is built: analyse .cu sources too")
     A = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         rc = globals()[A.scenario](tmp)
