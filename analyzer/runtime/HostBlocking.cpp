@@ -73,12 +73,55 @@ struct Site {
   std::string api;
   ApiClass cls = ApiClass::Sync;
   uint64_t calls = 0, totalNs = 0, maxNs = 0;
+  uint64_t firstNs = UINT64_MAX, lastNs = 0;  // enter times of its first and last call
+  double spanShare = 0;  // the share of its process's CUDA calls made between its first and last call
   std::set<uint64_t> pids;
   std::set<int> ranks;
   std::set<uint32_t> threads;
   bool pythonProcessNoFrame = false;  // a Python program, but this thread ran no Python code
 };
 
+// Code the user did not write: torch, site-packages, generated (inductor) code, or a module
+// without a source line.
+bool insideLibrary(const Site& s) {
+  return !s.line || isLibrarySource(s.path) || s.path.find("/torchinductor_") != std::string::npos ||
+         s.path.find("/torch/") != std::string::npos;
+}
+
+// Per-step cost or one-time set-up: a site whose calls recur through most of the program's CUDA
+// work is paid every step (`x.to(device)` in the loop); one whose calls all fall in a short
+// stretch of it is set-up (`model.cuda()`, the first cudaMalloc of each pool), however long it
+// blocked. Measured in calls, not seconds: start-up (imports, NCCL init) can take longer than
+// the training it precedes.
+bool perStep(const Site& s) { return s.calls >= 3 && s.spanShare >= 0.5; }
+
+std::string phaseSentence(const Site& s) {
+  int share = int(std::lround(100 * s.spanShare));
+  if (perStep(s))
+    return "; a per-step cost: its calls recur through " + std::to_string(share) + " % of the run's CUDA calls";
+  if (s.calls == 1) return "; one-time: a single call (ranked after per-step costs)";
+  return "; one-time set-up: all its calls fell within " + humanTime(double(s.lastNs - s.firstNs)) + " (" +
+         std::to_string(share) + " % of the run's CUDA calls; ranked after per-step costs)";
+}
+
+// The enter times of a process's calls, sorted, to price a site's span in calls.
+struct CallClock {
+  std::vector<uint64_t> times;
+  explicit CallClock(const ProcessLog& log) {
+    times.reserve(log.calls.size());
+    for (const auto& c : log.calls) times.push_back(c.rec.tEnter);
+    std::sort(times.begin(), times.end());
+  }
+  // The share of the other calls (not the site's own `own`: torch's 128 stream creations at
+  // once would otherwise span themselves) made from `from` to `to`.
+  double share(uint64_t from, uint64_t to, uint64_t own) const {
+    if (times.size() <= own || to < from) return 0;
+    auto a = std::lower_bound(times.begin(), times.end(), from);
+    auto b = std::upper_bound(times.begin(), times.end(), to);
+    uint64_t inside = uint64_t(b - a);
+    return double(inside > own ? inside - own : 0) / double(times.size() - own);
+  }
+};
 
 }  // namespace
 
@@ -94,7 +137,9 @@ std::vector<Finding> measuredHostBlocking(const std::vector<ProcessLog>& logs,
 
   // Pass 2: aggregate per (location, API).
   std::map<std::tuple<std::string, uint32_t, std::string, std::string>, Site> sites;
-  for (const auto& log : logs)
+  std::map<uint64_t, size_t> logOfPid;
+  for (size_t i = 0; i < logs.size(); ++i) logOfPid[logs[i].header.pid] = i;
+  for (const auto& log : logs) {
     for (const auto& c : log.calls) {
       ApiClass cls = slog::apiClass(c.rec.api);
       if (!blockingClass(cls)) continue;
@@ -115,13 +160,29 @@ std::vector<Finding> measuredHostBlocking(const std::vector<ProcessLog>& logs,
       site.pids.insert(log.header.pid);
       if (log.header.rank >= 0) site.ranks.insert(log.header.rank);
       site.threads.insert(c.tid);
+      site.firstNs = std::min(site.firstNs, c.rec.tEnter);
+      site.lastNs = std::max(site.lastNs, c.rec.tEnter);
+    }
+  }
+  // A site seen in several processes (ranks) takes its widest span.
+  std::map<size_t, CallClock> clocks;
+  for (auto& [key, s] : sites)
+    for (uint64_t pid : s.pids) {
+      size_t i = logOfPid[pid];
+      auto it = clocks.find(i);
+      if (it == clocks.end()) it = clocks.emplace(i, CallClock(logs[i])).first;
+      s.spanShare = std::max(s.spanShare, it->second.share(s.firstNs, s.lastNs, s.pids.size() == 1 ? s.calls : 0));
     }
 
   std::vector<const Site*> ranked;
   for (const auto& [key, s] : sites)
     if (s.totalNs / 1e3 >= options.minBlockingMicros) ranked.push_back(&s);
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const Site* a, const Site* b) { return a->totalNs > b->totalNs; });
+  // Per-step costs first, then set-up; the user's own lines before library code; then by cost.
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Site* a, const Site* b) {
+    auto tier = [](const Site* s) { return (perStep(*s) ? 0 : 2) + (insideLibrary(*s) ? 1 : 0); };
+    if (tier(a) != tier(b)) return tier(a) < tier(b);
+    return a->totalNs > b->totalNs;
+  });
 
   std::vector<Finding> out;
   for (const Site* s : ranked) {
@@ -138,8 +199,11 @@ std::vector<Finding> measuredHostBlocking(const std::vector<ProcessLog>& logs,
                 (s->pythonProcessNoFrame
                      ? " (called on a thread that runs no Python code, such as autograd's backward "
                        "threads: the native caller is shown)"
-                     : "");
+                     : "") +
+                phaseSentence(*s);
     f.properties = {{"api", s->api},
+                    {"phase", perStep(*s) ? "per-step" : "set-up"},
+                    {"insideLibrary", insideLibrary(*s)},
                     {"costMicros", std::round(total * 10) / 10},
                     {"calls", s->calls},
                     {"blockedMicros", std::round(total * 10) / 10},

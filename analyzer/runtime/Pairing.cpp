@@ -355,9 +355,17 @@ double costOf(const Finding& f) {
 }
 }  // namespace
 
+// Measured set-up costs (SL901 `phase`) after the per-step ones, library code after the user's.
+static int tierOf(const Finding& f) {
+  return (f.properties.value("phase", std::string()) == "set-up" ? 2 : 0) +
+         (f.properties.value("insideLibrary", false) ? 1 : 0);
+}
+
 void rankByCost(std::vector<Finding>& findings) {
-  std::stable_sort(findings.begin(), findings.end(),
-                   [](const Finding& a, const Finding& b) { return costOf(a) > costOf(b); });
+  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+    if (tierOf(a) != tierOf(b)) return tierOf(a) < tierOf(b);
+    return costOf(a) > costOf(b);
+  });
 }
 
 }  // namespace sl::runtime

@@ -37,7 +37,9 @@ void pairWithRun(std::vector<Finding>& staticFindings, const RunData& run,
 bool readSarifFindings(const std::string& path, std::vector<Finding>& out, std::string& error);
 
 // Everything ranked by measured cost (properties.costMicros or runtime.costMicros), largest
-// first; unmeasured static findings after the measured ones, in source order.
+// first; unmeasured static findings after the measured ones, in source order. Measured one-time
+// set-up (SL901 `phase` "set-up") comes after every per-step cost, and code inside libraries
+// (`insideLibrary`) after the user's own lines of the same phase.
 void rankByCost(std::vector<Finding>& findings);
 
 }  // namespace sl::runtime

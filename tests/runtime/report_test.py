@@ -108,6 +108,24 @@ def timing_experiment():
     check(not find(fixed, "SL501") and not find(fixed, "SL303"), f"fixed timing: {fixed}")
 
 
+def setup_and_per_step():
+    """SL901 sorts measured costs into per-step and one-time set-up (ten training steps and a
+    torch.compile'd function on the H200, examples/runtime/launch_count.py): the compiled code's
+    blocking calls recur every step (inside generated code: a library), `model.cuda()` at line 19
+    is set-up; every per-step finding is listed before every set-up one."""
+    findings, _ = report_json(os.path.join(HERE, "fixtures", "h200-launch-count.slog"))
+    sl901 = find(findings, "SL901")
+    phases = [f["properties"]["phase"] for f in sl901]
+    check(set(phases) == {"per-step", "set-up"}, f"both phases: {phases}")
+    check(phases == sorted(phases), f"per-step findings first: {phases}")
+    setup = find(findings, "SL901", 19, "launch_count.py")
+    check(setup and all(f["properties"]["phase"] == "set-up" and not f["properties"]["insideLibrary"] for f in setup)
+          and "one-time set-up" in setup[0]["message"], f"model.cuda() is set-up: {setup}")
+    step = [f for f in sl901 if f["properties"]["phase"] == "per-step"]
+    check(all(f["properties"]["insideLibrary"] and "per-step cost" in f["message"] for f in step),
+          f"the per-step costs are the compiled code's: {step}")
+
+
 def cuda_example():
     """CUDA C++: SL601 (static) paired with SL905 (measured) at the legacy launch line."""
     sym = ("--symbols", os.path.join(FIX, "bin"))
@@ -214,7 +232,7 @@ def sampled_overlap():
 
 SCENARIOS = {f.__name__: f for f in (seed_overlap, fixed_overlap, small_chunk, timing_experiment,
                                      cuda_example, libtorch_example, static_sarif, html_and_trace,
-                                     sampled_overlap)}
+                                     sampled_overlap, setup_and_per_step)}
 
 
 def main():
