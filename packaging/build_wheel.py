@@ -96,8 +96,10 @@ def build(build_dir, out_dir, version=None, cxx_wheel=False, bundle_cxx=False):
     wheel (a source install, which built it for this machine's LLVM)."""
     exe = os.path.join(build_dir, "bin", "streamlint")
     interposer = os.path.join(build_dir, "lib", "libstreamlint_interposer.so")
+    # `run --sanitize` puts this directory first on PYTHONPATH (bin/../share/streamlint/python).
+    sitecustomize = os.path.join(build_dir, "share", "streamlint", "python", "sitecustomize.py")
     plugin = os.path.join(build_dir, "lib", "libstreamlint_cxx.so")
-    for p in [exe, interposer] + ([plugin] if cxx_wheel or bundle_cxx else []):
+    for p in [exe, interposer, sitecustomize] + ([plugin] if cxx_wheel or bundle_cxx else []):
         if not os.path.isfile(p):
             fail("%s is missing: build first (make build)" % p)
     version = version or git_version()
@@ -112,7 +114,8 @@ def build(build_dir, out_dir, version=None, cxx_wheel=False, bundle_cxx=False):
     files = [("streamlint/__init__.py", init.encode(), False),
              ("streamlint/__main__.py", read(os.path.join(HERE, "streamlint", "__main__.py")), False),
              ("streamlint/_native/bin/streamlint", stripped(exe, tmp), True),
-             ("streamlint/_native/lib/libstreamlint_interposer.so", stripped(interposer, tmp), False)]
+             ("streamlint/_native/lib/libstreamlint_interposer.so", stripped(interposer, tmp), False),
+             ("streamlint/_native/share/streamlint/python/sitecustomize.py", read(sitecustomize), False)]
     if bundle_cxx:
         files.append(("streamlint/_native/lib/libstreamlint_cxx.so", stripped(plugin, tmp), False))
     readme = read(os.path.join(ROOT, "README.md")).decode()

@@ -27,6 +27,9 @@ check run 0 env -u SL_INTERPOSER "$tmp/venv/bin/streamlint" run --out "$tmp/logs
 expect_in run-log "$tmp/err" "1 log in"
 check report 0 "$tmp/venv/bin/streamlint" report "$tmp/logs" --format json
 expect_in report-json "$tmp/out" '"findings"'
+# --sanitize's Python half (the allocator trace's sitecustomize.py) ships too.
+check run-sanitize 0 env -u SL_INTERPOSER "$tmp/venv/bin/streamlint" run --sanitize --out "$tmp/slogs" -- "$program"
+expect_in run-sanitize-log "$tmp/err" "1 log in"
 # Without the C/C++ wheel, C/C++ input is a clear error, not a crash.
 printf 'int main() { return 0; }\n' >"$tmp/a.cpp"
 check cxx-missing 2 "$tmp/venv/bin/streamlint" check "$tmp/a.cpp"
