@@ -100,8 +100,9 @@ std::string phaseSentence(const Site& s) {
   if (perStep(s))
     return "; a per-step cost: its calls recur through " + std::to_string(share) + " % of the run's CUDA calls";
   if (s.calls == 1) return "; one-time: a single call (ranked after per-step costs)";
-  return "; one-time set-up: all its calls fell within " + humanTime(double(s.lastNs - s.firstNs)) + " (" +
-         std::to_string(share) + " % of the run's CUDA calls; ranked after per-step costs)";
+  std::string among = share >= 1 ? "; " + std::to_string(share) + " % of the run's CUDA calls came in between" : "";
+  return "; one-time set-up: all its calls fell within " + humanTime(double(s.lastNs - s.firstNs)) + " (ranked after "
+         "per-step costs" + among + ")";
 }
 
 // The enter times of a process's calls, sorted, to price a site's span in calls.

@@ -79,10 +79,15 @@ const char* strData(const void* s, uint32_t& len) {
   return utf8;
 }
 
+// Code the line walks out of, to the user's frame that called into it: the torch package
+// (site-packages/torch/ or dist-packages/torch/, wherever installed) and code generated at run
+// time — torch.compile's inductor output (in the torchinductor_<user> cache), torch.fx's
+// `<eval_with_key>` modules — and the import machinery (`<frozen importlib...>`).
 bool insideTorch(const char* f, uint32_t n) {
-  // site-packages/torch/ or dist-packages/torch/: the torch package, wherever it is installed.
-  static constexpr char kNeedle[] = "-packages/torch/";
-  return memmem(f, n, kNeedle, sizeof kNeedle - 1) != nullptr;
+  static constexpr const char* kNeedles[] = {"-packages/torch/", "/torchinductor_", "<eval_with_key>", "<frozen "};
+  for (const char* needle : kNeedles)
+    if (memmem(f, n, needle, strlen(needle))) return true;
+  return false;
 }
 
 // Emits the CodeDef record for `code` into this thread's ring; returns the cache entry.

@@ -96,6 +96,15 @@ def python_ctypes(tmp):
     check(set(fn.values()) == {"wait_twice", "allocate", "far_below"}, f"functions: {fn}")
 
 
+def generated_code(tmp):
+    """Calls made inside code generated at run time (inductor's cache, fx's `<eval_with_key>`) are
+    the user's line that called into it, as calls inside torch are."""
+    src = os.path.join(HERE, "programs", "generated_code_user.py")
+    sl_run(tmp, [sys.executable, src, A.cudart])
+    findings, _ = report_json(tmp, "--min-blocking-us", "0")
+    assert_sites(findings, src)
+
+
 def sarif(tmp):
     sl_run(tmp, [os.path.join(A.bindir, "sl_sync_helper")])
     p = report(tmp, "--format", "sarif", "--min-blocking-us", "0")
@@ -523,7 +532,7 @@ def gpu_injection(tmp):
     check(m and int(m.group(1)) >= 11, f"GPU activity of 11 ops expected:\n{q.stderr}")
 
 
-SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, sarif, exit_codes, damaged_logs, fork_child, run_killed,
+SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, generated_code, sarif, exit_codes, damaged_logs, fork_child, run_killed,
                                      sigterm, python_fork, threads, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, stub_sites, fixture_timing,
                                      fixture_driver_level, fixture_profiler, fixture_injection, gpu_timing, gpu_profiler,
                                      gpu_sampled, gpu_native_sites, gpu_graph_capture, gpu_injection,
