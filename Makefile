@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup configure build demo test wheel clean
+.PHONY: all setup configure build demo test wheel fuzz clean
 
 all: build
 
@@ -34,6 +34,27 @@ test: build
 wheel: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target streamlint streamlint_interposer streamlint_cxx
 	@python3 packaging/build_wheel.py --build $(BUILD) --out dist --cxx
+
+# libFuzzer on every parser of untrusted input (tests/fuzz): a clang + AddressSanitizer build in
+# $(FUZZ_BUILD), each target fuzzed for FUZZ_SECONDS from tests/fuzz/corpus/. Crashes are written
+# as crash-* in the current directory; once fixed, add the input to tests/fuzz/corpus/<target>/,
+# which `make test` replays. Needs clang-19 and its libFuzzer (Debian: libclang-rt-19-dev).
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= python slog sarif config
+fuzz: setup
+	@[ -e /usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a ] || \
+	  { echo "make fuzz: installing libclang-rt-19-dev (clang-19's libFuzzer)"; \
+	    SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; $$SUDO apt-get install -y -qq libclang-rt-19-dev >/dev/null; }
+	@cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSL_FUZZ=ON \
+	  -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
+	  echo "make fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_BUILD)/bin/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 -timeout=60 \
+	    -print_final_stats=1 $(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t || exit 1; \
+	done
 
 clean:
 	rm -rf $(BUILD)

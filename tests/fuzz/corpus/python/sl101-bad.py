@@ -1,0 +1,59 @@
+import torch
+
+side = torch.cuda.Stream()
+
+
+def no_wait(n: int):
+    x = torch.randn(n, device="cuda")
+    with torch.cuda.stream(side):
+        y = x * 2  # expect: SL101
+    return y
+
+
+def wait_inside_region_waits_for_nothing(a: torch.Tensor):
+    b = torch.relu(a)
+    with torch.cuda.stream(side):
+        side.wait_stream(torch.cuda.current_stream())  # current_stream() is `side` here
+        c = torch.mm(b, b)  # expect: SL101
+    torch.cuda.current_stream().wait_stream(side)
+    return c
+
+
+def wait_in_one_branch_only(a: torch.Tensor, flag: bool):
+    b = a + 1
+    if flag:
+        side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        b.mul_(2)  # expect: SL101
+
+
+class Zero:
+    def __init__(self, overlap: bool):
+        if overlap:
+            self.bcast_stream = torch.cuda.Stream()
+        else:
+            self.bcast_stream = torch.cuda.current_stream()
+
+    def _step(self, fp16: torch.Tensor, fp32: torch.Tensor):
+        fp16.copy_(fp32)
+        with torch.cuda.stream(self.bcast_stream):  # a side stream on one path is enough
+            torch.distributed.broadcast(fp16, 0)  # expect: SL101
+
+
+def through_the_accelerator(x: torch.Tensor):
+    from deepspeed.accelerator import get_accelerator  # recognised without configuration
+
+    s = get_accelerator().Stream()
+    y = x * 2
+    with get_accelerator().stream(s):
+        z = y + 1  # expect: SL101
+    get_accelerator().current_stream().wait_stream(s)
+    return z
+
+
+def per_stream_chunks(chunk_streams):
+    # Streams picked from a list with no wait at all: nothing orders them after `x`.
+    x = torch.randn(4, 8, device="cuda")
+    for i in range(4):
+        with torch.cuda.stream(chunk_streams[i]):
+            y = x.select(0, i) * 2  # expect: SL101
