@@ -1,6 +1,6 @@
 // Runs a fuzz target over files and directories of inputs without libFuzzer (any compiler): the
 // CI replay of tests/fuzz/corpus/ and of the regression inputs make_inputs.py writes.
-//   fuzz_replay_<target> PATH...
+//   fuzz_replay_<target> [--suffix .py] PATH...   (--suffix: only such files of the directories)
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,11 +16,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 int main(int argc, char** argv) {
   namespace fs = std::filesystem;
   std::vector<fs::path> inputs;
+  std::string suffix;
   for (int i = 1; i < argc; ++i) {
     std::error_code ec;
-    if (fs::is_directory(argv[i], ec)) {
+    if (std::string(argv[i]) == "--suffix" && i + 1 < argc) {
+      suffix = argv[++i];
+    } else if (fs::is_directory(argv[i], ec)) {
       for (const auto& e : fs::recursive_directory_iterator(argv[i]))
-        if (e.is_regular_file()) inputs.push_back(e.path());
+        if (e.is_regular_file() && e.path().string().ends_with(suffix)) inputs.push_back(e.path());
     } else {
       inputs.emplace_back(argv[i]);
     }
