@@ -7,10 +7,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include "cli/CheckOptions.h"
+#include "config/Config.h"
 #include "driver/Baseline.h"
 #include "driver/FileWalk.h"
 #include "driver/Fixes.h"
@@ -78,6 +80,14 @@ int checkMain(const Args& args) {
   ChangedLines changed;
   std::string err;
   const std::string where = opts.paths.empty() ? "." : opts.paths.front();
+  {
+    // SARIF helpUri: the `docs-url` of the config governing the first input (a bad config is
+    // reported by the check itself).
+    std::error_code ec;
+    ConfigResolver configs(opts.configFile);
+    auto config = configs.forFile(std::filesystem::is_directory(where, ec) ? where + "/-" : where);
+    if (config) out.docsUrl = config->docsUrl;
+  }
   if (!cli.diffRev.empty()) {
     if (!changed.load(cli.diffRev, where, err)) return fail(err);
     // C/C++ translation units are independent: unchanged ones cannot gain findings on changed

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/Commands.h"
+#include "config/Config.h"
 #include "driver/Check.h"
 #include "rules/Rule.h"
 #include "runtime/ReportCommand.h"
@@ -12,6 +13,8 @@ namespace sl::cli {
 int reportMain(const Args& args) {
   runtime::ReportHooks hooks;
   hooks.rules = &ruleCatalogue();
+  // The config of the current directory (the project the run belongs to): its `docs-url`.
+  if (auto config = ConfigResolver().forFile("./-")) hooks.docsUrl = config->docsUrl;
   hooks.analyse = [](const std::vector<std::string>& paths, std::vector<Finding>& out,
                      std::string& error) {
     CheckOptions opts;

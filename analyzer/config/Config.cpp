@@ -14,7 +14,7 @@ namespace {
 
 const char* kKeys[] = {"select", "ignore", "per-file-ignores", "severity", "exclude",
                        "check-deliberate-code", "sync-functions", "backward-functions", "stream-wrappers",
-                       "min-confidence", "keep-going"};
+                       "min-confidence", "keep-going", "docs-url"};
 
 // Reading one table; the first problem found is kept, with the key it concerns.
 struct Reader {
@@ -110,6 +110,12 @@ struct Reader {
         const auto* b = v.as_boolean();
         if (!b) return fail(key, "must be true or false");
         c.keepGoing = b->get();
+      } else if (key == "docs-url") {
+        const auto* s = v.as_string();
+        std::string url = s ? s->get() : "";
+        if (url.rfind("https://", 0) != 0 && url.rfind("http://", 0) != 0 && url.rfind("file://", 0) != 0)
+          return fail(key, "must be a URL (https://, http:// or file://), e.g. \"https://docs.example.com/streamlint/{id}\"");
+        c.docsUrl = url;
       } else if (key == "sync-functions") {
         if (!strings(v, key, c.knowledge.syncFunctions)) return false;
       } else if (key == "backward-functions") {

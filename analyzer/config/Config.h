@@ -31,6 +31,9 @@ struct Config {
   // C/C++ files that cannot be parsed are skipped without failing the run (exit by findings
   // only; the summary of what was skipped is still printed). Same as --keep-going.
   bool keepGoing = false;
+  // `docs-url`: where the rules' pages live, for SARIF helpUri ({id}, {name} replaced; "" = the
+  // default site, rules/Rule.h kDefaultDocsUrl). Teams mirror the pages on an internal site.
+  std::string docsUrl;
 
   // `path` relative to dir ('/'-separated; "../x" when outside).
   std::string relative(const std::string& path) const;

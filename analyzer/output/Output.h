@@ -23,6 +23,7 @@ struct OutputOptions {
   std::string toolCommand;       // SARIF invocation commandLine (commandLine() below)
   std::vector<std::string> inputErrors;  // reported as SARIF toolExecutionNotifications
   const std::vector<RuleInfo>* rules = nullptr;  // SARIF rule metadata (help from rule.md)
+  std::string docsUrl;  // the config's `docs-url` for SARIF helpUri ("" = the default site)
   std::vector<Finding> diagnostics;      // lintrunner: input errors, reported as messages
   // `check`: performance notes left out as deliberate code (tests, `__repr__`...;
   // properties["deliberate"] says why). Text: counted on the summary line; JSON: "hidden";

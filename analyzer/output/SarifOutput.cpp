@@ -37,13 +37,13 @@ json location(const std::string& path, Loc loc, const std::string& root) {
   return {{"physicalLocation", phys}};
 }
 
-json ruleDescriptor(const RuleInfo& r) {
+json ruleDescriptor(const RuleInfo& r, const std::string& docsUrl) {
   return {{"id", r.id},
           {"name", r.name},
           {"shortDescription", {{"text", r.brief}}},
           {"fullDescription", {{"text", r.summary}}},
           {"help", {{"text", r.doc}, {"markdown", r.doc}}},
-          {"helpUri", r.helpUri},
+          {"helpUri", ruleDocsUrl(r, docsUrl)},
           {"defaultConfiguration", {{"level", severityName(r.severity)}}},
           {"properties", {{"tags", json::array({r.runtime ? "runtime" : "static", "cuda-streams"})}}}};
 }
@@ -58,7 +58,7 @@ void writeSarif(std::ostream& os, const std::vector<Finding>& findings, const Ou
   json rules = json::array();
   std::map<std::string, int> ruleIndex;
   if (o.rules)
-    for (const auto& r : *o.rules) ruleIndex[r.id] = int(rules.size()), rules.push_back(ruleDescriptor(r));
+    for (const auto& r : *o.rules) ruleIndex[r.id] = int(rules.size()), rules.push_back(ruleDescriptor(r, o.docsUrl));
 
   json results = json::array();
   for (const auto& f : findings) {

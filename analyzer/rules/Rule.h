@@ -25,7 +25,7 @@ struct RuleInfo {
   std::string summary;   // first paragraph of "What it does"
   std::string brief;     // the `summary:` header line of rule.md: one line for list-rules
   std::string doc;       // rule.md verbatim
-  std::string helpUri;   // repository-relative path of rule.md
+  std::string helpUri;   // repository-relative path of rule.md (SARIF helpUri: ruleDocsUrl)
   std::vector<std::pair<std::string, std::string>> examples;  // (file name, text): bad/good
   bool runtime = false;  // produced from runtime logs, not by a static check
 };
@@ -65,6 +65,12 @@ void attachEvidence(Finding& f, const model::Module& m);
 
 // The catalogue, in ID order (generated registry + embedded rule.md and examples).
 const std::vector<RuleInfo>& ruleCatalogue();
+
+// The rule's documentation page (SARIF helpUri, `explain`): `docsUrl` with `{id}` and `{name}`
+// replaced (the config's `docs-url`); empty = kDefaultDocsUrl, the project's documentation site,
+// one page per rule (its rule.md). A template without placeholders gets the id appended.
+inline constexpr const char* kDefaultDocsUrl = "https://streamlint.dev/rules/{id}";
+std::string ruleDocsUrl(const RuleInfo& rule, const std::string& docsUrl);
 // A rule ID or prefix as the catalogue spells it: "sl3" -> "SL3" (IDs are accepted in any case).
 std::string ruleCode(std::string code);
 // Case-insensitive ("sl302" finds SL302).

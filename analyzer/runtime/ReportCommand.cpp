@@ -320,6 +320,7 @@ int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks) {
   o.out.toolCommand = commandLine("streamlint report", args);
   o.out.runProperties = overlapJson(run);
   o.out.rules = hooks.rules;
+  o.out.docsUrl = hooks.docsUrl;
   if (o.out.format == Format::Text) writeCoverageText(std::cout, run.timelines);
   writeFindings(std::cout, all, o.out);
   if (o.out.format == Format::Text) writeOverlapText(std::cout, run);

@@ -19,6 +19,7 @@ struct ReportHooks {
   std::function<bool(const std::vector<std::string>& paths, std::vector<Finding>& out,
                      std::string& error)> analyse;
   const std::vector<RuleInfo>* rules = nullptr;  // SARIF metadata and runtime rules' severities
+  std::string docsUrl;  // the config's `docs-url` (SARIF helpUri), "" = the default site
 };
 
 int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks);

@@ -34,6 +34,16 @@ expect_in text-note "$tmp/out" "24:10: note: side-stream region starts here"
 # SARIF 2.1.0, schema-valid, with code-scanning fields.
 check sarif 1 "$SL" check --format sarif -o "$tmp/r.sarif" examples/python/seed
 check sarif-valid 0 /usr/bin/python3 tests/cli/sarif_validate.py "$tmp/r.sarif"
+expect_in sarif-help-uri "$tmp/r.sarif" '"helpUri": "https://streamlint.dev/rules/SL401"'
+docs=$(mktemp -d)
+cp examples/python/seed/*.py "$docs/"
+printf 'docs-url = "https://wiki.example.com/sl/{id}-{name}.html"\n' >"$docs/.streamlint.toml"
+check sarif-docs-url 1 "$SL" check --no-cache --format sarif -o "$tmp/d.sarif" "$docs"
+expect_in sarif-docs-url-help "$tmp/d.sarif" '"helpUri": "https://wiki.example.com/sl/SL401-backward-in-side-stream.html"'
+printf 'docs-url = "wiki/{id}"\n' >"$docs/.streamlint.toml"
+check docs-url-not-a-url 2 "$SL" check --no-cache "$docs"
+expect_in docs-url-not-a-url-msg "$tmp/err" "'docs-url' must be a URL"
+rm -rf "$docs"
 expect_in sarif-command "$tmp/r.sarif" '"commandLine": "streamlint check --format sarif -o '
 
 # Selection and suppression.
