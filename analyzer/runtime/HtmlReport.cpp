@@ -82,8 +82,8 @@ std::string locText(const SourceLoc& l) {
 }
 
 std::string processTitle(const ProcessTimeline& t) {
-  std::string s = "pid " + std::to_string(t.pid);
-  if (t.rank >= 0) s += " rank " + std::to_string(t.rank);
+  std::string s = t.rank >= 0 ? "rank " + std::to_string(t.rank) + " · pid " : "pid ";
+  s += std::to_string(t.pid);
   if (!t.host.empty()) s += " on " + t.host;
   std::string exe = t.exe.substr(t.exe.find_last_of('/') + 1);
   if (!exe.empty()) s += ": " + exe;

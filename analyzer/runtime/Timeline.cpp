@@ -129,6 +129,13 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
   t.exe.assign(log.header.exe, strnlen(log.header.exe, sizeof log.header.exe));
   t.pid = log.header.pid;
   t.rank = log.header.rank;
+  t.localRank = log.header.localRank;
+  t.worldSize = log.header.worldSize;
+  t.nodeRank = log.header.nodeRank;
+  if (log.header.startRealtimeNs && log.header.startMonoNs)
+    t.realtimeOffsetNs = int64_t(log.header.startRealtimeNs - log.header.startMonoNs);
+  t.launcher = slog::launcherName(log.header.launcher);
+  t.jobId.assign(log.header.jobId, strnlen(log.header.jobId, sizeof log.header.jobId));
 
   // Calls, in the order they were made (the log interleaves threads' chunks).
   std::vector<const ApiCall*> calls;
@@ -163,6 +170,7 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
     t.calls.push_back(h);
   }
   t.pythonThreads.assign(pythonThreads.begin(), pythonThreads.end());
+  t.collectives = log.collectives;
   markGpuTimed(t, log);
 
   // Work queued by threads that run none of the user's code (autograd's device threads, NCCL's)
