@@ -36,6 +36,17 @@ struct CallGroup {
 };
 using GroupKey = std::tuple<std::string, uint32_t, std::string, uint64_t, uint32_t, int>;
 
+std::map<GroupKey, CallGroup> callGroups(const RankView& v) {
+  std::map<GroupKey, CallGroup> groups;
+  for (const auto& c : v.collectives) {
+    auto& g = groups[{c.path, c.line, c.kind, c.bytes, c.datatype, c.commIndex}];
+    g.calls++;
+    g.gpuNs += c.gpuNs;
+    g.exposedNs += c.exposedNs;
+  }
+  return groups;
+}
+
 std::string percent(uint64_t part, uint64_t whole) {
   char buf[32];
   snprintf(buf, sizeof buf, "%.0f %%", whole ? 100.0 * double(part) / double(whole) : 0.0);
@@ -67,14 +78,7 @@ void writeRanksText(std::ostream& os, const std::vector<RankView>& views, const 
     if (w.waitedNs) os << ", waited " << humanTime(double(w.waitedNs)) << " in collectives for later ranks";
     if (w.lastCount) os << ", arrived last to " << w.lastCount << " (others waited " << humanTime(double(w.causedNs)) << ")";
     os << "\n";
-    std::map<GroupKey, CallGroup> groups;
-    for (const auto& c : v.collectives) {
-      auto& g = groups[{c.path, c.line, c.kind, c.bytes, c.datatype, c.commIndex}];
-      g.calls++;
-      g.gpuNs += c.gpuNs;
-      g.exposedNs += c.exposedNs;
-    }
-    for (const auto& [k, g] : groups) {
+    for (const auto& [k, g] : callGroups(v)) {
       const auto& [path, line, kind, bytes, dtype, comm] = k;
       os << "    " << kind << " x" << g.calls << " from " << where(path, line) << ": " << bytes << " B "
          << ncclTypeName(dtype) << " each, communicator " << comm;
@@ -109,16 +113,23 @@ void writeRanksText(std::ostream& os, const std::vector<RankView>& views, const 
   for (const auto& n : align.notes) os << "  note: " << n << "\n";
 }
 
-nlohmann::json ranksJson(const std::vector<RankView>& views, const RankAlignment& align) {
+nlohmann::json ranksJson(const std::vector<RankView>& views, const RankAlignment& align, bool callLists) {
   nlohmann::json ranks = nlohmann::json::array();
   for (size_t i = 0; i < views.size(); ++i) {
     const RankView& v = views[i];
-    nlohmann::json calls = nlohmann::json::array();
-    for (const auto& c : v.collectives)
-      calls.push_back({{"collective", c.kind}, {"count", c.count}, {"bytes", c.bytes},
-                       {"dtype", ncclTypeName(c.datatype)}, {"peer", c.peer}, {"nranks", c.nranks},
-                       {"communicator", c.commIndex}, {"seq", c.seq}, {"path", c.path}, {"line", c.line},
-                       {"gpuMicros", double(c.gpuNs) / 1e3}, {"exposedMicros", double(c.exposedNs) / 1e3}});
+    nlohmann::json calls = nlohmann::json::array(), groups = nlohmann::json::array();
+    if (callLists)
+      for (const auto& c : v.collectives)
+        calls.push_back({{"collective", c.kind}, {"count", c.count}, {"bytes", c.bytes},
+                         {"dtype", ncclTypeName(c.datatype)}, {"peer", c.peer}, {"nranks", c.nranks},
+                         {"communicator", c.commIndex}, {"seq", c.seq}, {"path", c.path}, {"line", c.line},
+                         {"gpuMicros", double(c.gpuNs) / 1e3}, {"exposedMicros", double(c.exposedNs) / 1e3}});
+    for (const auto& [k, g] : callGroups(v)) {
+      const auto& [path, line, kind, bytes, dtype, comm] = k;
+      groups.push_back({{"collective", kind}, {"calls", g.calls}, {"bytes", bytes}, {"dtype", ncclTypeName(dtype)},
+                        {"communicator", comm}, {"path", path}, {"line", line},
+                        {"gpuMicros", double(g.gpuNs) / 1e3}, {"exposedMicros", double(g.exposedNs) / 1e3}});
+    }
     ranks.push_back({{"rank", v.rank}, {"localRank", v.localRank}, {"worldSize", v.worldSize},
                      {"pid", v.pid}, {"host", v.host}, {"launcher", v.launcher}, {"gpuTiming", v.gpuTiming},
                      {"computeMicros", double(v.computeNs) / 1e3}, {"commMicros", double(v.commNs) / 1e3},
@@ -126,23 +137,28 @@ nlohmann::json ranksJson(const std::vector<RankView>& views, const RankAlignment
                      {"waitedMicros", double(align.ranks[i].waitedNs) / 1e3},
                      {"lastArrivals", align.ranks[i].lastCount},
                      {"causedWaitMicros", double(align.ranks[i].causedNs) / 1e3},
-                     {"notes", v.notes}, {"ncclCallList", calls}});
+                     {"notes", v.notes}, {"ncclCallsByLine", std::move(groups)}});
+    if (callLists) ranks.back()["ncclCallList"] = std::move(calls);
   }
   nlohmann::json aligned = nlohmann::json::array();
   for (const auto& ac : align.collectives) {
-    nlohmann::json waits = nlohmann::json::object();
+    nlohmann::json waits = nlohmann::json::array();  // [rank (pid when unknown), micros]
     for (size_t m = 0; m < ac.members.size(); ++m) {
       const RankView& v = views[ac.members[m].first];
-      waits[std::to_string(v.rank >= 0 ? int64_t(v.rank) : int64_t(v.pid))] = double(ac.waitNs[m]) / 1e3;
+      waits.push_back({v.rank >= 0 ? int64_t(v.rank) : int64_t(v.pid), double(ac.waitNs[m]) / 1e3});
     }
     const RankView& s = views[ac.straggler];
     aligned.push_back({{"collective", ac.first.kind}, {"communicator", ac.first.commIndex}, {"seq", ac.first.seq},
                        {"count", ac.first.count}, {"nranks", ac.first.nranks},
                        {"spreadMicros", double(ac.spreadNs) / 1e3}, {"lastRank", s.rank},
-                       {"waitMicrosByRank", waits}});
+                       {"waitMicros", std::move(waits)}});
   }
-  nlohmann::json out = {{"ranks", ranks}, {"alignedCollectives", aligned}, {"unaligned", align.unaligned},
-                        {"realtimeClock", align.realtimeClock}, {"notes", align.notes}};
+  nlohmann::json out = nlohmann::json::object();
+  out["ranks"] = std::move(ranks);
+  out["alignedCollectives"] = std::move(aligned);
+  out["unaligned"] = align.unaligned;
+  out["realtimeClock"] = align.realtimeClock;
+  out["notes"] = align.notes;
   if (align.straggler >= 0) out["straggler"] = views[align.straggler].rank;
   return out;
 }

@@ -15,6 +15,8 @@ namespace sl::runtime {
 std::string ncclTypeName(uint32_t datatype);
 
 void writeRanksText(std::ostream& os, const std::vector<RankView>& views, const RankAlignment& align);
-nlohmann::json ranksJson(const std::vector<RankView>& views, const RankAlignment& align);
+// `callLists`: every NCCL call of every rank (ncclCallList) besides the calls summed by line
+// (ncclCallsByLine); a merge of a thousand ranks' summaries leaves it out (hundreds of MB).
+nlohmann::json ranksJson(const std::vector<RankView>& views, const RankAlignment& align, bool callLists);
 
 }  // namespace sl::runtime

@@ -317,7 +317,8 @@ int mergeSummaries(Options& o, const std::vector<std::string>& args, const Repor
   applySeverities(all, hooks.rules);
   rankByCost(all);
   o.out.toolCommand = commandLine("streamlint report", args);
-  o.out.runProperties = {{"ranks", ranksJson(views, align)}};
+  // Text shows none of it: a thousand ranks' JSON costs seconds to build.
+  if (o.out.format != Format::Text) o.out.runProperties["ranks"] = ranksJson(views, align, false);
   o.out.rules = hooks.rules;
   writeFindings(std::cout, all, o.out);
   if (o.out.format == Format::Text) writeRanksText(std::cout, views, align);
@@ -377,7 +378,7 @@ int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks) {
 
   o.out.toolCommand = commandLine("streamlint report", args);
   o.out.runProperties = overlapJson(run);
-  o.out.runProperties["ranks"] = ranksJson(views, align);
+  if (o.out.format != Format::Text) o.out.runProperties["ranks"] = ranksJson(views, align, true);
   o.out.rules = hooks.rules;
   if (o.out.format == Format::Text) writeCoverageText(std::cout, run.timelines);
   writeFindings(std::cout, all, o.out);
