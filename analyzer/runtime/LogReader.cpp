@@ -47,9 +47,12 @@ bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log,
         c.tid = tid;
         c.nframes = std::min<uint8_t>(c.rec.nframes, slog::kMaxFrames);
         if (sizeof c.rec + 8u * c.nframes > h.bytes) { why = "API record frames cut off"; return false; }
-        std::memcpy(c.frames, body + sizeof c.rec, 8u * c.nframes);
         log.apiRecords++;
-        if (!options.keep || options.keep(c.rec)) log.calls.push_back(c);
+        if (options.keep && !options.keep(c.rec)) break;
+        c.framesAt = uint32_t(log.frames.size());
+        log.frames.resize(log.frames.size() + c.nframes);
+        std::memcpy(log.frames.data() + c.framesAt, body + sizeof c.rec, 8u * c.nframes);
+        log.calls.push_back(c);
         break;
       }
       case slog::RecType::CodeDef: {

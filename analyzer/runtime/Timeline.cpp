@@ -147,6 +147,10 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
   sym.run();
 
   std::map<std::pair<std::string, uint32_t>, int> locIndex;
+  // Only logs whose GPU records name their launching call (kCorrelated, older recorders) need the
+  // index: one entry per call cost ~50 bytes per call at the report's peak.
+  const bool externalIds = std::any_of(log.activities.begin(), log.activities.end(),
+                                       [](const slog::ActivityRecord& a) { return a.externalId != 0; });
   std::unordered_map<uint64_t, int> callByCorr;
   std::set<uint32_t> pythonThreads;  // threads with at least one Python line
   for (const ApiCall* c : calls) {
@@ -166,7 +170,7 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
     CallSite site = resolveCallSite(log, *c, sym);
     if (site.path != "<unknown>") h.loc = internLoc(t, locIndex, site);
     if (site.python) pythonThreads.insert(c->tid);
-    if (c->rec.corr) callByCorr[c->rec.corr] = int(t.calls.size());
+    if (externalIds && c->rec.corr) callByCorr[c->rec.corr] = int(t.calls.size());
     t.calls.push_back(h);
   }
   t.pythonThreads.assign(pythonThreads.begin(), pythonThreads.end());

@@ -334,3 +334,16 @@ TEST(Ranks, TraceHasATrackGroupPerRank) {
   EXPECT_LT(gpu0, rank1);
   EXPECT_NE(trace.find("stream 20 (NCCL)"), std::string::npos);
 }
+
+// Summaries hold no timeline: asking for one from them is a usage error, as is an unwritable
+// summary; neither crashes.
+TEST(Ranks, SummaryUsageErrors) {
+  TempDir dir("summary_usage");
+  RankLog r = stepRank(0, 0);
+  const std::string log = dir.write("logs/node1-1000.slog", slogBytes(r.log));
+  const std::string summary = (dir.dir / "s.json").string();
+  ASSERT_EQ(report({log, "--summary", summary}).first, 0);
+  EXPECT_EQ(report({summary, "--html", (dir.dir / "r.html").string()}).first, 2);
+  EXPECT_EQ(report({summary, "--summary", (dir.dir / "t.json").string()}).first, 2);
+  EXPECT_EQ(report({log, "--summary", (dir.dir / "no/such/dir/s.json").string()}).first, 2);
+}
