@@ -398,6 +398,8 @@ int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks) {
     in.overlaps = std::move(run.overlaps);
     in.health = std::move(health);
     in.findings = all;
+    in.ranks = views;
+    in.align = align;
     std::ofstream f(o.html);
     if (f) writeHtmlReport(f, in);
     if (!f) { std::cerr << "streamlint report: " << o.html << ": cannot write the HTML report\n"; return 2; }

@@ -14,6 +14,7 @@
 #include "RankLogs.h"
 #include "../TempDir.h"
 #include "runtime/Communication.h"
+#include "runtime/HtmlReport.h"
 #include "runtime/PerfettoTrace.h"
 #include "runtime/RankAlignment.h"
 #include "runtime/RankSummary.h"
@@ -346,4 +347,21 @@ TEST(Ranks, SummaryUsageErrors) {
   EXPECT_EQ(report({summary, "--html", (dir.dir / "r.html").string()}).first, 2);
   EXPECT_EQ(report({summary, "--summary", (dir.dir / "t.json").string()}).first, 2);
   EXPECT_EQ(report({log, "--summary", (dir.dir / "no/such/dir/s.json").string()}).first, 2);
+}
+
+// The HTML page has a Ranks table: a row per rank with its waits, notes escaped.
+TEST(Ranks, HtmlHasARanksTable) {
+  HtmlReportInput in;
+  in.ranks = twoRanks(2 * kMs);
+  in.ranks[1].notes.push_back("<b>a note</b>");
+  in.align = alignRanks(in.ranks);
+  std::ostringstream os;
+  writeHtmlReport(os, in);
+  const std::string page = os.str();
+  size_t table = page.find("<h2>Ranks</h2>");
+  ASSERT_NE(table, std::string::npos);
+  EXPECT_NE(page.find("<tr><td>1</td><td>pid 1001 on node1</td>", table), std::string::npos);
+  EXPECT_NE(page.find("6.00 ms", table), std::string::npos) << page.substr(table, 1500);  // rank 0 waited
+  EXPECT_NE(page.find("&lt;b&gt;a note&lt;/b&gt;", table), std::string::npos);
+  EXPECT_EQ(page.find("<b>a note</b>"), std::string::npos);
 }
