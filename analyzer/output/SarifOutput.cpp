@@ -13,6 +13,18 @@
 #include "rules/Rule.h"
 
 namespace sl {
+// Declared with RuleInfo (rules/Rule.h); here because the SARIF writer (core) is its user.
+std::string ruleDocsUrl(const RuleInfo& rule, const std::string& docsUrl) {
+  std::string url = docsUrl.empty() ? kDefaultDocsUrl : docsUrl;
+  bool placeholder = false;
+  for (const auto& [key, value] : {std::pair<std::string, std::string>{"{id}", rule.id}, {"{name}", rule.name}})
+    for (size_t at; (at = url.find(key)) != std::string::npos;) {
+      url.replace(at, key.size(), value);
+      placeholder = true;
+    }
+  return placeholder ? url : url + rule.id;
+}
+
 namespace {
 
 namespace fs = std::filesystem;

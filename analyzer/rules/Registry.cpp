@@ -77,17 +77,6 @@ const std::vector<RuleInfo>& ruleCatalogue() {
   return all;
 }
 
-std::string ruleDocsUrl(const RuleInfo& rule, const std::string& docsUrl) {
-  std::string url = docsUrl.empty() ? kDefaultDocsUrl : docsUrl;
-  bool placeholder = false;
-  for (const auto& [key, value] : {std::pair<std::string, std::string>{"{id}", rule.id}, {"{name}", rule.name}})
-    for (size_t at; (at = url.find(key)) != std::string::npos;) {
-      url.replace(at, key.size(), value);
-      placeholder = true;
-    }
-  return placeholder ? url : url + rule.id;
-}
-
 std::string ruleCode(std::string code) {
   for (char& c : code) c = char(std::toupper(static_cast<unsigned char>(c)));
   return code;

@@ -15,9 +15,9 @@ bool userFrame(const ProcessLog& log, const ApiCall& c, std::string& module, uin
   const Module* fallback = nullptr;
   uint64_t fallbackOff = 0;
   for (int i = 0; i < c.nframes; ++i) {
-    const Module* m = log.moduleFor(c.frames[i]);
+    const Module* m = log.moduleFor(c.frame(log, i));
     if (!m) continue;
-    uint64_t off = c.frames[i] - 1 - m->base;  // the call instruction, not the one after it
+    uint64_t off = c.frame(log, i) - 1 - m->base;  // the call instruction, not the one after it
     if (!fallback) { fallback = m; fallbackOff = off; }
     if (!isRuntimeModule(m->path)) { module = m->path; offset = off; return true; }
   }
@@ -39,8 +39,8 @@ void queueCallSite(const ProcessLog& log, const ApiCall& c, Symbolizer& sym) {
   // Every frame in the user's modules: the innermost may be nvcc's launch stub, whose caller is
   // the line the user wrote.
   for (int i = 0; i < c.nframes; ++i)
-    if (const Module* m = log.moduleFor(c.frames[i]); m && !isRuntimeModule(m->path))
-      sym.add(m->path, c.frames[i] - 1 - m->base);
+    if (const Module* m = log.moduleFor(c.frame(log, i)); m && !isRuntimeModule(m->path))
+      sym.add(m->path, c.frame(log, i) - 1 - m->base);
   std::string module;
   uint64_t off;
   if (userFrame(log, c, module, off)) sym.add(module, off);
@@ -62,13 +62,13 @@ CallSite resolveCallSite(const ProcessLog& log, const ApiCall& c, const Symboliz
   NativeSite n = sym.lookup(module, off);
   if (n.file.empty() || isLibrarySource(n.file) || isKernelWrapper(n.file, n.line))
     for (int i = 0; i < c.nframes; ++i) {
-      const Module* m = log.moduleFor(c.frames[i]);
+      const Module* m = log.moduleFor(c.frame(log, i));
       if (!m || isRuntimeModule(m->path)) continue;
-      NativeSite outer = sym.lookup(m->path, c.frames[i] - 1 - m->base);
+      NativeSite outer = sym.lookup(m->path, c.frame(log, i) - 1 - m->base);
       if (hasUserLine(outer)) {
         n = outer;
         module = m->path;
-        off = c.frames[i] - 1 - m->base;
+        off = c.frame(log, i) - 1 - m->base;
         break;
       }
     }
@@ -76,9 +76,9 @@ CallSite resolveCallSite(const ProcessLog& log, const ApiCall& c, const Symboliz
     // None of the user-code addresses found on the stack has a line: stale ones (statically
     // linked library code in the program), or a thread that runs none of the user's code. The
     // library's call site says more than an address without a line.
-    if (const Module* m = log.moduleFor(c.frames[0])) {
+    if (const Module* m = log.moduleFor(c.frame(log, 0))) {
       module = m->path;
-      off = c.frames[0] - 1 - m->base;
+      off = c.frame(log, 0) - 1 - m->base;
       n = sym.lookup(module, off);
     }
   }

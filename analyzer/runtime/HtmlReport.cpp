@@ -82,8 +82,8 @@ std::string locText(const SourceLoc& l) {
 }
 
 std::string processTitle(const ProcessTimeline& t) {
-  std::string s = "pid " + std::to_string(t.pid);
-  if (t.rank >= 0) s += " rank " + std::to_string(t.rank);
+  std::string s = t.rank >= 0 ? "rank " + std::to_string(t.rank) + " · pid " : "pid ";
+  s += std::to_string(t.pid);
   if (!t.host.empty()) s += " on " + t.host;
   std::string exe = t.exe.substr(t.exe.find_last_of('/') + 1);
   if (!exe.empty()) s += ": " + exe;
@@ -348,6 +348,32 @@ void writeSourceExcerpt(std::ostream& o, const Finding& f, const std::string& ro
   o << "</pre>";
 }
 
+// One row per rank, in rank order: what docs/ranks.md describes; each rank's timeline follows in
+// its own section.
+void writeRanks(std::ostream& o, const HtmlReportInput& in) {
+  bool nccl = false;
+  for (const auto& v : in.ranks) nccl |= v.ncclCalls > 0;
+  if (in.ranks.size() < 2 && !nccl) return;
+  o << "<section class=\"ranks\"><h2>Ranks</h2>\n<table class=\"overlap\"><thead><tr><th>rank</th><th>process</th>"
+       "<th>compute</th><th>communication</th><th>exposed</th><th>NCCL calls</th><th>waited</th>"
+       "<th>arrived last</th></tr></thead><tbody>\n";
+  for (size_t i = 0; i < in.ranks.size(); ++i) {
+    const RankView& v = in.ranks[i];
+    const RankWaits& w = in.align.ranks.size() > i ? in.align.ranks[i] : RankWaits{};
+    auto time = [&](uint64_t ns) { return v.gpuTiming ? duration(ns) : std::string("-"); };
+    o << "<tr><td>" << (v.rank >= 0 ? std::to_string(v.rank) : "?") << "</td><td>"
+      << esc("pid " + std::to_string(v.pid) + " on " + v.host) << "</td><td>" << time(v.computeNs) << "</td><td>"
+      << time(v.commNs) << "</td><td>" << time(v.exposedNs) << "</td><td>" << v.ncclCalls << "</td><td>"
+      << duration(w.waitedNs) << "</td><td>" << w.lastCount << "</td></tr>\n";
+  }
+  o << "</tbody></table>\n";
+  std::vector<std::string> notes = in.align.notes;
+  for (const auto& v : in.ranks)
+    for (const auto& n : v.notes) notes.push_back("rank " + std::to_string(v.rank) + ": " + n);
+  for (const auto& n : notes) o << "<div class=\"meta\">" << esc(n) << "</div>\n";
+  o << "</section>\n";
+}
+
 void writeFindings(std::ostream& o, const HtmlReportInput& in) {
   o << "<section class=\"findings\"><h2>Findings</h2>\n";
   if (in.findings.empty()) {
@@ -423,6 +449,7 @@ void writeHtmlReport(std::ostream& o, const HtmlReportInput& in) {
     << "<body data-rendered=\"pending\">\n<header><h1>" << esc(in.title) << "</h1></header>\n";
   writeSummary(o, in);
   writeFindings(o, in);
+  writeRanks(o, in);
 
   nlohmann::json processes = nlohmann::json::array();
   for (size_t p = 0; p < in.timelines.size(); ++p) {

@@ -16,6 +16,7 @@
 #include "core/Finding.h"
 #include "runtime/LogReader.h"
 #include "runtime/Overlap.h"
+#include "runtime/RankAlignment.h"
 #include "runtime/Timeline.h"
 
 namespace sl::runtime {
@@ -45,6 +46,10 @@ struct HtmlReportInput {
   // Source excerpts read finding.path; relative paths are taken relative to this directory
   // (empty: the current directory).
   std::string sourceRoot;
+  // Per rank compute, communication, exposed communication and waits (RankAlignment.h): a
+  // "Ranks" table when there are several ranks or NCCL calls. Empty: none.
+  std::vector<RankView> ranks;
+  RankAlignment align;
 };
 
 void writeHtmlReport(std::ostream& out, const HtmlReportInput& input);

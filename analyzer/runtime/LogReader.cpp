@@ -1,6 +1,7 @@
 #include "runtime/LogReader.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <fstream>
 
@@ -46,9 +47,12 @@ bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log,
         c.tid = tid;
         c.nframes = std::min<uint8_t>(c.rec.nframes, slog::kMaxFrames);
         if (sizeof c.rec + 8u * c.nframes > h.bytes) { why = "API record frames cut off"; return false; }
-        std::memcpy(c.frames, body + sizeof c.rec, 8u * c.nframes);
         log.apiRecords++;
-        if (!options.keep || options.keep(c.rec)) log.calls.push_back(c);
+        if (options.keep && !options.keep(c.rec)) break;
+        c.framesAt = uint32_t(log.frames.size());
+        log.frames.resize(log.frames.size() + c.nframes);
+        std::memcpy(log.frames.data() + c.framesAt, body + sizeof c.rec, 8u * c.nframes);
+        log.calls.push_back(c);
         break;
       }
       case slog::RecType::CodeDef: {
@@ -150,6 +154,14 @@ bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log,
   return true;
 }
 
+// The fields a header of `bytes` bytes does not have: "unknown", as the recorder writes them.
+void clearLaterFields(slog::FileHeader& h, size_t bytes) {
+  if (bytes >= sizeof h) return;
+  std::memset(reinterpret_cast<char*>(&h) + bytes, 0, sizeof h - bytes);
+  if (bytes <= offsetof(slog::FileHeader, worldSize)) h.worldSize = -1;
+  if (bytes <= offsetof(slog::FileHeader, nodeRank)) h.nodeRank = -1;
+}
+
 // Switches are written by whichever thread made them, in chunks that interleave: by time.
 void sortWindows(ProcessLog& log) {
   std::stable_sort(log.windows.begin(), log.windows.end(),
@@ -178,10 +190,14 @@ bool readLog(const std::string& path, ProcessLog& log, std::string& error, const
             ", this streamlint reads version " + std::to_string(slog::kVersion);
     return false;
   }
-  if (size_t(in.gcount()) < sizeof head) {
+  // Logs of older recorders have a shorter header: what `head` read past it is chunk data.
+  const size_t headerBytes = std::min<size_t>(log.header.headerBytes, sizeof head);
+  if (headerBytes < sizeof head) clearLaterFields(log.header, headerBytes);
+  if (size_t(in.gcount()) < headerBytes || headerBytes < slog::kFirstHeaderBytes) {
     log.problems.push_back("the file header is cut off");
     return true;
   }
+  in.clear();  // a log shorter than today's header hit the end of the file reading it
   in.seekg(0, std::ios::end);
   const uint64_t fileBytes = uint64_t(in.tellg());
   in.seekg(log.header.headerBytes, std::ios::beg);

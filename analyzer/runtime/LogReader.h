@@ -12,12 +12,17 @@
 
 namespace sl::runtime {
 
+struct ProcessLog;
+
+// One call as read. Its native return addresses live in ProcessLog::frames (most calls from
+// Python have none: inline, they were 64 of each call's 160 bytes held).
 struct ApiCall {
   slog::ApiRecord rec;
   uint32_t tid = 0;
   uint8_t nframes = 0;
-  uint64_t frames[slog::kMaxFrames] = {};
+  uint32_t framesAt = 0;  // index of the first in ProcessLog::frames
   uint64_t blockedNs() const { return rec.tExit > rec.tEnter ? rec.tExit - rec.tEnter : 0; }
+  uint64_t frame(const ProcessLog& log, int i) const;
 };
 
 struct CodeDef {
@@ -47,6 +52,7 @@ struct ProcessLog {
   std::string path;
   slog::FileHeader header{};
   std::vector<ApiCall> calls;     // those ReadOptions::keep accepted
+  std::vector<uint64_t> frames;   // the calls' native return addresses (ApiCall::framesAt)
   uint64_t apiRecords = 0;        // all API records read, kept or not
   std::unordered_map<uint32_t, CodeDef> codes;
   std::unordered_map<uint32_t, std::string> strings;
@@ -73,6 +79,8 @@ struct ProcessLog {
 
   const Module* moduleFor(uint64_t addr) const;
 };
+
+inline uint64_t ApiCall::frame(const ProcessLog& log, int i) const { return log.frames[framesAt + size_t(i)]; }
 
 struct ReadOptions {
   // Which API records to keep in memory (a 10-minute run holds ~10 million); null keeps all.

@@ -1,5 +1,7 @@
 #include "runtime/PerfettoTrace.h"
 
+#include "runtime/Communication.h"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -128,9 +130,11 @@ void writeWindows(TraceWriter& w, int hostPid, const ProcessTimeline& t) {
   }
 }
 
+// Ranks first: the trace's process list sorts by name where sort indices tie, and one rank's
+// host and GPU processes read as one group ("rank 1 pid 88", "GPU 0 (rank 1 pid 88)").
 std::string processSuffix(const ProcessTimeline& t, bool withHost) {
-  std::string s = "pid " + std::to_string(t.pid);
-  if (t.rank >= 0) s += " rank " + std::to_string(t.rank);
+  std::string s = t.rank >= 0 ? "rank " + std::to_string(t.rank) + " pid " : "pid ";
+  s += std::to_string(t.pid);
   if (withHost && !t.host.empty()) s += " on " + t.host;
   return s;
 }
@@ -153,7 +157,14 @@ void writePerfettoTrace(std::ostream& out, const std::vector<ProcessTimeline>& t
   w.begin();
   int nextPid = 1;
   uint64_t nextFlow = 1;
-  for (const auto& t : timelines) {
+  // A track group per rank: its processes get consecutive sort indices, ranks in order.
+  std::vector<size_t> order(timelines.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return uint32_t(timelines[a].rank) < uint32_t(timelines[b].rank);  // unknown (-1) last
+  });
+  for (size_t index : order) {
+    const ProcessTimeline& t = timelines[index];
     // Host side: one trace process per OS process, one track per thread.
     const int hostPid = nextPid++;
     std::string exe = t.exe.substr(t.exe.find_last_of('/') + 1);
@@ -195,9 +206,11 @@ void writePerfettoTrace(std::ostream& out, const std::vector<ProcessTimeline>& t
       w.processName(pid, "GPU " + std::to_string(device) + " (" + processSuffix(t, withHost) + ")", pid);
     }
     std::unordered_map<std::string, std::string> readable;  // kernel names repeat: demangle once
-    std::set<std::pair<uint32_t, uint32_t>> named;
+    std::set<std::pair<uint32_t, uint32_t>> named, nccl;
+    for (const auto& op : t.ops)
+      if (op.kind == slog::ActivityKind::Kernel && isNcclKernel(op.name)) nccl.insert({op.device, op.stream});
     for (const auto& s : t.streams) {
-      w.threadName(devicePid[s.device], s.id, s.label(), s.id);
+      w.threadName(devicePid[s.device], s.id, s.label() + (nccl.count({s.device, s.id}) ? " (NCCL)" : ""), s.id);
       named.insert({s.device, s.id});
     }
     for (const auto& op : t.ops) {

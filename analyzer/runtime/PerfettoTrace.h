@@ -2,7 +2,7 @@
 // ("Open trace file") and chrome://tracing open. Docs: docs/report.md.
 //
 // Tracks: each OS process is one trace process whose threads are its host threads (CUDA calls as
-// slices); each GPU a process uses is one more trace process ("GPU 0 (pid 1234 rank 0)") whose
+// slices); each GPU a process uses is one more trace process ("GPU 0 (rank 0 pid 1234)") whose
 // threads are its streams (kernels, copies and sets as slices). Flow arrows join each launch
 // call to the GPU work it queued. With sampled GPU timing the host process has one more track,
 // "GPU timing windows (sampled)", a slice per window. Trace pids are assigned here, so logs of several hosts (same

@@ -22,6 +22,8 @@
 #include "runtime/HtmlReport.h"
 #include "runtime/Pairing.h"
 #include "runtime/PerfettoTrace.h"
+#include "runtime/RankSummary.h"
+#include "runtime/RanksReport.h"
 #include "runtime/RuntimeRules.h"
 #include "runtime/StreamRaces.h"
 #include "runtime/Symbolizer.h"
@@ -33,6 +35,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: streamlint report DIR|FILE.slog [PATH...] [options]\n"
+    "       streamlint report SUMMARY.json... | SUMMARY_DIR [options]   (merge rank summaries)\n"
     "  Measured findings from the logs `streamlint run` wrote, joined with the static findings of\n"
     "  PATH (files or directories analysed as `streamlint check` would) and of --static files.\n"
     "options:\n"
@@ -40,6 +43,8 @@ constexpr const char* kUsage =
     "  --format F               text (default), concise, json, sarif, github, lintrunner\n"
     "  --html FILE              also write a self-contained HTML report (timeline, findings)\n"
     "  --trace FILE             also write a Chrome/Perfetto trace (open in ui.perfetto.dev)\n"
+    "  --summary OUT.json       only write the ranks' summary of these logs, for a later merge\n"
+    "                           (docs/ranks.md)\n"
     "  --symbols DIR            look for native modules missing at their recorded path in DIR\n"
     "  --min-blocking-us N      SL901: report call sites blocked at least N us in total (100)\n"
     "  --min-overlap-share P    SL902: a side stream overlapping others below P % of its busy\n"
@@ -77,7 +82,8 @@ struct Options {
   OutputOptions out;
   HostBlockingOptions hostBlocking;
   RuntimeRuleOptions rules;
-  std::string logs, html, trace;
+  std::string logs, html, trace, summary;
+  std::vector<std::string> summaries;  // rank summaries to merge instead of logs
   std::vector<std::string> sources, sarifs, symbolDirs;
 };
 
@@ -119,6 +125,8 @@ int parseArgs(const std::vector<std::string>& args, Options& o) {
       o.html = value;
     } else if (takeValue("--trace")) {
       o.trace = value;
+    } else if (takeValue("--summary")) {
+      o.summary = value;
     } else if (a.rfind("-", 0) == 0) {
       std::cerr << "streamlint report: unknown or incomplete option " << a << "\n" << kUsage;
       return 2;
@@ -127,8 +135,14 @@ int parseArgs(const std::vector<std::string>& args, Options& o) {
     }
   }
   if (positional.empty()) { std::cerr << "streamlint report: no log directory given\n" << kUsage; return 2; }
+  size_t first = 0;
+  while (first < positional.size() && isSummaryInput(positional[first])) o.summaries.push_back(positional[first++]);
+  if (!o.summaries.empty() && (!o.summary.empty() || !o.html.empty() || !o.trace.empty())) {
+    std::cerr << "streamlint report: rank summaries give no --summary, --html or --trace (they hold no timeline)\n";
+    return 2;
+  }
   o.logs = positional[0];
-  o.sources.assign(positional.begin() + 1, positional.end());
+  o.sources.assign(positional.begin() + std::max<size_t>(first, 1), positional.end());
   return 0;
 }
 
@@ -175,6 +189,17 @@ bool readLogs(const std::vector<std::string>& files, std::vector<ProcessLog>& lo
     logs.push_back(std::move(log));
   }
   if (!ok) return false;
+  // Ranks in order (logs are named host-pid): every output then lists rank 0 first.
+  std::vector<size_t> order(logs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return uint32_t(logs[a].header.rank) < uint32_t(logs[b].header.rank);  // unknown (-1) last
+  });
+  std::vector<ProcessLog> sorted;
+  std::vector<LogHealth> sortedHealth;
+  for (size_t i : order) { sorted.push_back(std::move(logs[i])); sortedHealth.push_back(std::move(health[i])); }
+  logs.swap(sorted);
+  health.swap(sortedHealth);
   for (const auto& n : notices) std::cerr << "streamlint report: the recorder said: " << n << "\n";
   std::cerr << "streamlint report: " << logs.size() << (logs.size() == 1 ? " process, " : " processes, ")
             << calls << " CUDA calls, " << activities << " GPU activity records";
@@ -271,6 +296,35 @@ nlohmann::json overlapJson(const RunData& run) {
   return {{"processes", procs}};
 }
 
+// `--summary OUT.json`: the ranks of these logs, for a merge elsewhere (RankSummary.h).
+int writeSummary(const std::string& path, const std::vector<RankView>& views) {
+  std::ofstream f(path);
+  if (f) f << rankSummaryJson(views).dump() << "\n";
+  if (!f) { std::cerr << "streamlint report: " << path << ": cannot write the summary\n"; return 2; }
+  std::cerr << "streamlint report: wrote " << path << " (" << views.size() << (views.size() == 1 ? " rank)\n" : " ranks)\n");
+  return 0;
+}
+
+// Rank summaries instead of logs: the cross-rank part of the report and SL906, in O(ranks).
+int mergeSummaries(Options& o, const std::vector<std::string>& args, const ReportHooks& hooks) {
+  std::vector<RankView> views;
+  std::string error;
+  if (!readRankSummaries(o.summaries, views, error)) { std::cerr << "streamlint report: " << error << "\n"; return 2; }
+  std::cerr << "streamlint report: " << views.size() << " ranks from " << o.summaries.size()
+            << (o.summaries.size() == 1 ? " summary input\n" : " summary inputs\n");
+  RankAlignment align = alignRanks(views);
+  std::vector<Finding> all = exposedCommunication(views, align, o.rules);
+  applySeverities(all, hooks.rules);
+  rankByCost(all);
+  o.out.toolCommand = commandLine("streamlint report", args);
+  // Text shows none of it: a thousand ranks' JSON costs seconds to build.
+  if (o.out.format != Format::Text) o.out.runProperties["ranks"] = ranksJson(views, align, false);
+  o.out.rules = hooks.rules;
+  writeFindings(std::cout, all, o.out);
+  if (o.out.format == Format::Text) writeRanksText(std::cout, views, align);
+  return all.empty() ? 0 : 1;
+}
+
 }  // namespace
 
 int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks) {
@@ -278,6 +332,7 @@ int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks) {
   if (int rc = parseArgs(args, o)) return rc == 1 ? 0 : 2;
   std::vector<std::string> files;
   std::string error;
+  if (!o.summaries.empty()) return mergeSummaries(o, args, hooks);
   if (!listLogs(o.logs, files, error)) { std::cerr << "streamlint report: " << error << "\n"; return 2; }
 
   std::vector<ProcessLog> logs;
@@ -301,11 +356,16 @@ int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks) {
     run.timelines.push_back(buildTimeline(log, sym));
     relocateSources(run.timelines.back(), o.sources);
     run.overlaps.push_back(analyzeOverlap(run.timelines.back()));
+    run.comms.push_back(analyzeCommunication(run.timelines.back()));
   }
+  std::vector<RankView> views;
+  for (size_t i = 0; i < run.timelines.size(); ++i) views.push_back(rankView(run.timelines[i], run.comms[i]));
+  if (!o.summary.empty()) return writeSummary(o.summary, views);
+  RankAlignment align = alignRanks(views);
   std::vector<Finding> measured = measuredHostBlocking(logs, o.hostBlocking, sym);
   for (auto& f : measured) f.path = localSourcePath(f.path, o.sources);
   for (auto&& batch : {sideStreamNoOverlap(run, o.rules), workOffRegionStream(run),
-                       legacyStreamSerialization(run, o.rules)})
+                       legacyStreamSerialization(run, o.rules), exposedCommunication(views, align, o.rules)})
     measured.insert(measured.end(), batch.begin(), batch.end());
   RaceCheckSummary races;
   for (auto& f : streamRaces(logs, run.timelines, races)) measured.push_back(std::move(f));
@@ -319,11 +379,13 @@ int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks) {
 
   o.out.toolCommand = commandLine("streamlint report", args);
   o.out.runProperties = overlapJson(run);
+  if (o.out.format != Format::Text) o.out.runProperties["ranks"] = ranksJson(views, align, true);
   o.out.rules = hooks.rules;
   o.out.docsUrl = hooks.docsUrl;
   if (o.out.format == Format::Text) writeCoverageText(std::cout, run.timelines);
   writeFindings(std::cout, all, o.out);
   if (o.out.format == Format::Text) writeOverlapText(std::cout, run);
+  if (o.out.format == Format::Text) writeRanksText(std::cout, views, align);
 
   if (!o.trace.empty()) {
     std::ofstream f(o.trace);
@@ -338,6 +400,8 @@ int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks) {
     in.overlaps = std::move(run.overlaps);
     in.health = std::move(health);
     in.findings = all;
+    in.ranks = views;
+    in.align = align;
     std::ofstream f(o.html);
     if (f) writeHtmlReport(f, in);
     if (!f) { std::cerr << "streamlint report: " << o.html << ": cannot write the HTML report\n"; return 2; }

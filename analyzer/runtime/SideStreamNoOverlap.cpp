@@ -2,6 +2,8 @@
 // A side stream is every stream but the device's busiest one (or its legacy default stream when
 // that has work): the stream the program's main work runs on. Streams with less busy time than
 // RuntimeRuleOptions::minSideBusyMicros are noise (a one-off memset) and are skipped.
+// NCCL's streams (Communication.h) are neither main nor judged here: overlap with copies or other
+// communication does not hide communication, only compute does, and SL906 measures exactly that.
 #include <map>
 
 #include "runtime/GpuCoverage.h"
@@ -12,10 +14,10 @@ namespace sl::runtime {
 namespace {
 
 // The main stream of a device: legacy default if it ran anything, else the busiest.
-const StreamInfo* mainStream(const ProcessTimeline& t, uint32_t device) {
+const StreamInfo* mainStream(const ProcessTimeline& t, const CommSummary* comm, uint32_t device) {
   const StreamInfo* best = nullptr;
   for (const auto& s : t.streams) {
-    if (s.device != device) continue;
+    if (s.device != device || (comm && comm->isCommStream(s.device, s.id))) continue;
     if (s.legacyDefault) return &s;
     if (!best || s.busyNs > best->busyNs) best = &s;
   }
@@ -41,10 +43,12 @@ std::vector<Finding> sideStreamNoOverlap(const RunData& run, const RuntimeRuleOp
   std::vector<Finding> out;
   for (size_t i = 0; i < run.timelines.size(); ++i) {
     const ProcessTimeline& t = run.timelines[i];
+    const CommSummary* comm = i < run.comms.size() ? &run.comms[i] : nullptr;
     for (const StreamOverlap& so : run.overlaps[i].streams) {
       const StreamInfo* s = t.stream(so.device, so.stream);
-      const StreamInfo* main = mainStream(t, so.device);
+      const StreamInfo* main = mainStream(t, comm, so.device);
       if (!s || s == main || so.busyNs / 1e3 < o.minSideBusyMicros) continue;
+      if (comm && comm->isCommStream(so.device, so.stream)) continue;
       if (so.share() >= o.minOverlapShare) continue;
       Finding f;
       f.ruleId = "SL902";

@@ -129,6 +129,13 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
   t.exe.assign(log.header.exe, strnlen(log.header.exe, sizeof log.header.exe));
   t.pid = log.header.pid;
   t.rank = log.header.rank;
+  t.localRank = log.header.localRank;
+  t.worldSize = log.header.worldSize;
+  t.nodeRank = log.header.nodeRank;
+  if (log.header.startRealtimeNs && log.header.startMonoNs)
+    t.realtimeOffsetNs = int64_t(log.header.startRealtimeNs - log.header.startMonoNs);
+  t.launcher = slog::launcherName(log.header.launcher);
+  t.jobId.assign(log.header.jobId, strnlen(log.header.jobId, sizeof log.header.jobId));
 
   // Calls, in the order they were made (the log interleaves threads' chunks).
   std::vector<const ApiCall*> calls;
@@ -140,6 +147,10 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
   sym.run();
 
   std::map<std::pair<std::string, uint32_t>, int> locIndex;
+  // Only logs whose GPU records name their launching call (kCorrelated, older recorders) need the
+  // index: one entry per call cost ~50 bytes per call at the report's peak.
+  const bool externalIds = std::any_of(log.activities.begin(), log.activities.end(),
+                                       [](const slog::ActivityRecord& a) { return a.externalId != 0; });
   std::unordered_map<uint64_t, int> callByCorr;
   std::set<uint32_t> pythonThreads;  // threads with at least one Python line
   for (const ApiCall* c : calls) {
@@ -159,10 +170,11 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
     CallSite site = resolveCallSite(log, *c, sym);
     if (site.path != "<unknown>") h.loc = internLoc(t, locIndex, site);
     if (site.python) pythonThreads.insert(c->tid);
-    if (c->rec.corr) callByCorr[c->rec.corr] = int(t.calls.size());
+    if (externalIds && c->rec.corr) callByCorr[c->rec.corr] = int(t.calls.size());
     t.calls.push_back(h);
   }
   t.pythonThreads.assign(pythonThreads.begin(), pythonThreads.end());
+  t.collectives = log.collectives;
   markGpuTimed(t, log);
 
   // Work queued by threads that run none of the user's code (autograd's device threads, NCCL's)

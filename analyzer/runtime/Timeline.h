@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "runtime/LogReader.h"
@@ -71,6 +72,11 @@ struct ProcessTimeline {
   std::string logPath, host, exe;
   uint64_t pid = 0;
   int rank = -1;
+  int localRank = -1, worldSize = -1, nodeRank = -1;  // -1 unknown (FileHeader)
+  std::string launcher = "unknown", jobId;           // slog::launcherName; "" unknown
+  // CLOCK_REALTIME - CLOCK_MONOTONIC when the recorder started: places logs of several hosts on
+  // one clock (as well as NTP keeps the hosts' clocks together); 0 unknown.
+  int64_t realtimeOffsetNs = 0;
   bool gpuTiming = false;   // CUPTI records present (and converted to the host clock)
   uint64_t beginNs = 0, endNs = 0;  // first and last event of either kind
   // GPU timing coverage (TimedWindows.h). Logs without switch records have no windows and were
@@ -86,6 +92,8 @@ struct ProcessTimeline {
   std::vector<GpuOp> ops;         // by start time
   std::vector<StreamInfo> streams;  // by (device, id)
   std::vector<uint32_t> pythonThreads;  // threads that issued at least one call from Python
+  // NCCL calls' communicator, rank, size and root/peer, by the call's corr (LogReader).
+  std::unordered_map<uint64_t, slog::CollectiveRecord> collectives;
 
   const StreamInfo* stream(uint32_t device, uint32_t id) const;
   uint64_t runNs() const { return endNs > beginNs ? endNs - beginNs : 0; }

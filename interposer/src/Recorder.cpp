@@ -7,6 +7,7 @@
 //   fork    the child forgets the parent's rings and writer and starts its own log lazily.
 // Lock order: g_startMutex (slow path only) -> g_fileLock (spin; writer, exit, signal, direct).
 #include "Recorder.h"
+#include "LaunchEnv.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -439,10 +440,7 @@ bool openLog() {
   h.headerBytes = sizeof h;
   h.pid = uint64_t(getpid());
   h.ppid = uint64_t(getppid());
-  const char* rank = getenv("RANK");
-  const char* local = getenv("LOCAL_RANK");
-  h.rank = rank ? atoi(rank) : -1;
-  h.localRank = local ? atoi(local) : -1;
+  launch::fillLaunch(h);  // rank, local rank, world size, launcher (LaunchEnv.h)
   timespec rt;
   clock_gettime(CLOCK_REALTIME, &rt);
   h.startMonoNs = nowNs();

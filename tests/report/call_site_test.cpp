@@ -36,7 +36,8 @@ struct Fixture {
     c.rec.api = slog::Api::cudaMalloc;
     c.rec.flags = flags;
     c.nframes = uint8_t(frames.size());
-    for (size_t i = 0; i < frames.size(); ++i) c.frames[i] = frames[i];
+    c.framesAt = uint32_t(log.frames.size());
+    log.frames.insert(log.frames.end(), frames.begin(), frames.end());
     Symbolizer sym;
     queueCallSite(log, c, sym);
     sym.run();

@@ -33,8 +33,8 @@ TEST(PerfettoTrace, TracksAreNamedAndFlowsJoinLaunchesToKernels) {
   std::set<std::string> procs, threads;
   for (const auto& [pid, n] : ix.processNames) procs.insert(n);
   for (const auto& [k, n] : ix.threadNames) threads.insert(n);
-  EXPECT_TRUE(procs.count("GPU 0 (pid 1234 rank 0)"));
-  EXPECT_TRUE(procs.count("host pid 1234 rank 0: python3.12"));
+  EXPECT_TRUE(procs.count("GPU 0 (rank 0 pid 1234)"));
+  EXPECT_TRUE(procs.count("host rank 0 pid 1234: python3.12"));
   EXPECT_TRUE(threads.count(tl.streams[0].label()));
   EXPECT_TRUE(threads.count(tl.streams[1].label()));
   EXPECT_TRUE(threads.count("thread 100 (Python)"));
@@ -82,7 +82,7 @@ TEST(PerfettoTrace, SeveralLogsGetTheirOwnProcessesEvenWithTheSameOsPid) {
   for (const auto& [pid, n] : ix.processNames) names.insert(n);
   EXPECT_EQ(ix.processNames.size(), 4u);  // 2 hosts + 2 GPUs
   EXPECT_EQ(names.size(), 4u);
-  EXPECT_TRUE(names.count("GPU 0 (pid 1234 rank 1 on node2)"));
+  EXPECT_TRUE(names.count("GPU 0 (rank 1 pid 1234 on node2)"));
   EXPECT_EQ(ix.flows, a.ops.size() + b.ops.size());
 }
 

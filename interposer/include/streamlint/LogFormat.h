@@ -33,8 +33,29 @@ struct FileHeader {
   uint32_t reserved;
   char host[64];
   char exe[256];             // /proc/self/exe, truncated
+  // Appended later (headerBytes 432); a reader gives logs with a 384-byte header worldSize and
+  // nodeRank -1, launcher Unknown. rank/localRank fall back to the launcher's own names (SLURM,
+  // Open MPI, PMI) when RANK/LOCAL_RANK are unset.
+  int32_t worldSize;         // WORLD_SIZE, SLURM_NTASKS, OMPI_COMM_WORLD_SIZE, PMI_SIZE; -1 unset
+  int32_t nodeRank;          // GROUP_RANK (torchrun), SLURM_NODEID, OMPI_MCA_orte_ess_node_rank; -1
+  uint32_t launcher;         // Launcher
+  uint32_t reserved2;
+  char jobId[32];            // TORCHELASTIC_RUN_ID, SLURM_JOB_ID, OMPI_MCA_ess_base_jobid; "" unset
 };
-static_assert(sizeof(FileHeader) == 384);
+static_assert(sizeof(FileHeader) == 432);
+inline constexpr uint32_t kFirstHeaderBytes = 384;  // headerBytes of logs before worldSize
+
+// Which launcher started the process, from the environment it set.
+enum class Launcher : uint32_t { Unknown = 0, Torchrun = 1, Slurm = 2, OpenMpi = 3, Pmi = 4 };
+inline const char* launcherName(uint32_t l) {
+  switch (Launcher(l)) {
+    case Launcher::Torchrun: return "torchrun";
+    case Launcher::Slurm: return "slurm";
+    case Launcher::OpenMpi: return "mpirun (Open MPI)";
+    case Launcher::Pmi: return "mpirun (PMI)";
+    default: return "unknown";
+  }
+}
 
 struct ChunkHeader {
   uint32_t magic;      // kChunkMagic
