@@ -88,3 +88,51 @@ TEST(PythonFrontend, CallsIntoSameModuleAndWaits) {
   EXPECT_TRUE(contains(d, "wait scope=0 on=stream 's' api=Stream.wait_stream other=the current stream"));
   EXPECT_TRUE(contains(d, "wait scope=1 on=stream 's' api=Stream.wait_stream other=stream 's'")) << d;
 }
+
+// A project whose package name starts with "torch" (torchao, torchtune, torch_geometric) is
+// not torch: its functions are calls the project index resolves, not unknown torch APIs.
+TEST(PythonFrontend, CallsIntoTorchNamedProjectPackages) {
+  std::string d = lower(
+      "import torch\n"
+      "from torchao.kernels import offsets\n"
+      "from torch_geometric.utils import softmax\n"
+      "def f(x):\n"
+      "  offsets(x)\n"
+      "  softmax(x)\n"
+      "  torch.special.entr(x)\n");
+  EXPECT_TRUE(contains(d, "callee=torchao.kernels.offsets")) << d;
+  EXPECT_TRUE(contains(d, "callee=torch_geometric.utils.softmax")) << d;
+  EXPECT_FALSE(contains(d, "callee=torch.special")) << d;
+}
+
+// A Call event names a CUDA tensor it hands over (driver/HotHelpers.h follows such calls of
+// per-step code into other files); a call given host values names none.
+TEST(PythonFrontend, CallEventNamesCudaArgument) {
+  std::string d = lower(
+      "import torch\n"
+      "from pkg.kernels import offsets\n"
+      "def f(n: int):\n"
+      "  x = torch.zeros(n, device='cuda')\n"
+      "  offsets(x)\n"
+      "  offsets(n)\n");
+  EXPECT_TRUE(contains(d, "5:3 call scope=0 on=the current stream api=pkg.kernels.offsets value=x callee=")) << d;
+  EXPECT_TRUE(contains(d, "6:3 call scope=0 on=the current stream api=pkg.kernels.offsets callee=")) << d;
+}
+
+// `self._device = get_device(device=cfg.device)`: a call given a device and bound to a
+// device's name returns that device, not a tensor: copies to it are copies to the GPU.
+TEST(PythonFrontend, DeviceNamedCallResultIsADevice) {
+  std::string d = lower(
+      "import torch\n"
+      "from proj import utils\n"
+      "assert torch.cuda.is_available()\n"
+      "class Recipe:\n"
+      "  def __init__(self, cfg):\n"
+      "    self._device = utils.get_device(device=cfg.device)\n"
+      "  def train(self, loader):\n"
+      "    for batch in loader:\n"
+      "      x = batch.to(self._device)\n"
+      "      print(x.sum().item())\n");
+  EXPECT_TRUE(contains(d, "host-sync scope=1 on=the current stream api=Tensor.item sync=value-read confidence=medium"))
+      << d;
+}

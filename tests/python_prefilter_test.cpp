@@ -206,6 +206,11 @@ const std::pair<const char*, const char*> kCases[] = {
      "        def forward(self, x):\n"
      "            t = torch.ones(1, device='cuda')\n"
      "            return t.item()\n"},
+    {"hot_by_name.py",  // per-step by its name alone, with evidence but no loop
+     "import torch\n"
+     "def predict_step(batch):\n"
+     "    t = torch.zeros(4).cuda()\n"
+     "    return t + batch\n"},
     {"wrapper/.streamlint.toml", "[stream-wrappers]\n\"acc.side\" = \"torch.cuda.stream\"\n"},
     {"wrapper/uses_wrapper.py",  // a configured stream wrapper names the region
      "import torch\n"
@@ -228,6 +233,32 @@ TEST(PythonPrefilter, SameFindingsOnTrickyFlows) {
     EXPECT_FALSE(off.empty()) << name << ": the case should produce a finding";
     EXPECT_EQ(on, off) << name;
   }
+}
+
+// A helper that per-step code in another file hands GPU tensors runs every step
+// (driver/HotHelpers.h); nothing in its own file keeps it, so its module is lowered again.
+TEST(PythonPrefilter, SameFindingsForHelpersOfOtherFiles) {
+  TempDir t;
+  t.file("proj/pkg/__init__.py", "from .pads import pad_rows\n");
+  t.file("proj/pkg/pads.py",
+         "import torch\n"
+         "def unused(x):\n"
+         "    return x\n"
+         "def pad_rows(x: torch.Tensor):\n"
+         "    assert x.is_cuda\n"
+         "    n = int(x.sum().item())\n"
+         "    return x.new_zeros(n)\n");
+  t.file("proj/pkg/layer.py",
+         "import torch\n"
+         "from pkg import pad_rows\n"
+         "class L(torch.nn.Module):\n"
+         "    def forward(self, x: torch.Tensor):\n"
+         "        return pad_rows(x.cuda())\n");
+  std::string root = (t.root / "proj").string();
+  auto off = findings({root}, false);
+  auto on = findings({root}, true);
+  EXPECT_EQ(off.size(), 1u);
+  EXPECT_EQ(on, off);
 }
 
 TEST(PythonPrefilter, SameFindingsOnTheRepositoryExamples) {

@@ -8,15 +8,19 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "driver/Check.h"
 #include "rules/Rule.h"
 
 namespace fs = std::filesystem;
 
-static std::multiset<std::pair<uint32_t, std::string>> expectations(const std::string& path,
-                                                                   const std::string& id) {
-  std::multiset<std::pair<uint32_t, std::string>> out;
+// (file, line, rule): the file as a canonical path, so that findings name it the same way.
+using Expected = std::multiset<std::tuple<std::string, uint32_t, std::string>>;
+
+static std::string canonical(const std::string& path) { return fs::weakly_canonical(path).string(); }
+
+static void expectations(const std::string& path, const std::string& id, Expected& out) {
   std::ifstream in(path);
   std::string line;
   for (uint32_t n = 1; std::getline(in, line); ++n) {
@@ -24,9 +28,21 @@ static std::multiset<std::pair<uint32_t, std::string>> expectations(const std::s
     if (p == std::string::npos) continue;
     for (size_t q = line.find("SL", p); q != std::string::npos; q = line.find("SL", q + 2)) {
       std::string rule = line.substr(q, 5);
-      if (rule == id) out.emplace(n, rule);
+      if (rule == id) out.emplace(canonical(path), n, rule);
     }
   }
+}
+
+// A bad.*/good.* example is a file, or a directory checked as one project (calls between its
+// modules): then the expectations of every file in it count.
+static Expected expectationsOf(const std::string& example, const std::string& id) {
+  Expected out;
+  if (!fs::is_directory(example)) {
+    expectations(example, id, out);
+    return out;
+  }
+  for (const auto& e : fs::recursive_directory_iterator(example))
+    if (e.is_regular_file()) expectations(e.path().string(), id, out);
   return out;
 }
 
@@ -55,17 +71,20 @@ int main(int argc, char** argv) {
     opts.select = {id};
     opts.jobs = 1;
     sl::CheckResult res = sl::runCheck(opts);
-    std::multiset<std::pair<uint32_t, std::string>> got, want = expectations(file, id);
-    for (const auto& f : res.findings) got.emplace(f.loc.line, f.ruleId);
+    Expected got, want = expectationsOf(file, id);
+    for (const auto& f : res.findings) got.emplace(canonical(f.path), f.loc.line, f.ruleId);
     bool good = fs::path(file).filename().string().rfind("good.", 0) == 0;
     bool ok = got == want && res.diagnostics.empty() && !(good && !got.empty()) && (good || !want.empty());
     for (const auto& d : res.diagnostics)
       std::printf("%s: unexpected input diagnostic: %s\n", file.c_str(), d.message.c_str());
-    for (const auto& f : res.findings)
-      if (got.count({f.loc.line, f.ruleId}) > want.count({f.loc.line, f.ruleId}))
-        std::printf("%s:%u: unexpected %s: %s\n", file.c_str(), f.loc.line, f.ruleId.c_str(), f.message.c_str());
-    for (const auto& [line, rule] : want)
-      if (got.count({line, rule}) < want.count({line, rule})) std::printf("%s:%u: expected %s, not reported\n", file.c_str(), line, rule.c_str());
+    for (const auto& f : res.findings) {
+      auto key = std::make_tuple(canonical(f.path), f.loc.line, f.ruleId);
+      if (got.count(key) > want.count(key))
+        std::printf("%s:%u: unexpected %s: %s\n", f.path.c_str(), f.loc.line, f.ruleId.c_str(), f.message.c_str());
+    }
+    for (const auto& [path, line, rule] : want)
+      if (got.count({path, line, rule}) < want.count({path, line, rule}))
+        std::printf("%s:%u: expected %s, not reported\n", path.c_str(), line, rule.c_str());
     if (!good && want.empty()) std::printf("%s: a bad example must expect at least one finding\n", file.c_str());
     std::printf("%s %s (%zu findings)\n", ok ? "PASS" : "FAIL", file.c_str(), got.size());
     ok ? ++passed : ++failed;

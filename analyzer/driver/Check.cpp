@@ -17,6 +17,7 @@
 #include "config/Config.h"
 #include "driver/DeliberateCode.h"
 #include "driver/FileWalk.h"
+#include "driver/HotHelpers.h"
 #include "driver/ProjectIndex.h"
 #include "core/Executable.h"
 #include "driver/DeepStack.h"
@@ -325,13 +326,44 @@ CheckResult runCheck(const CheckOptions& opts) {
       std::fprintf(stderr, "\rstreamlint: %zu/%zu Python files", d, slots.size());
   });
   if (opts.progress && !slots.empty()) std::fprintf(stderr, "\n");
-  // 3. Calls across files: callee summaries flow to their callers in other modules.
+  // 3. Helpers that per-step code in another file calls run every step (driver/HotHelpers.h).
+  // The prefilter decided file by file: a module whose helper it dropped is lowered again whole.
+  {
+    std::vector<const model::Module*> lowered;
+    std::vector<model::Module*> marked;
+    std::vector<std::string_view> texts;
+    std::vector<size_t> slotOf;
+    for (size_t i = 0; i < slots.size(); ++i)
+      if (slots[i].module) {
+        lowered.push_back(&*slots[i].module), marked.push_back(&*slots[i].module);
+        texts.push_back(slots[i].file->text()), slotOf.push_back(i);
+      }
+    std::vector<HotHelperCall> calls = findHotHelperCalls(lowered, texts);
+    std::vector<size_t> again = unparsedHelpers(lowered, calls);
+    std::atomic<size_t> next{0};
+    if (!again.empty())
+      runOnDeepStacks(std::min<unsigned>(jobs, unsigned(again.size())), [&] {
+        for (size_t n; (n = next++) < again.size();) {
+          size_t i = slotOf[again[n]];
+          setCurrentInput(&inputs.python[i]);
+          std::vector<Finding> reported;  // the first lowering's diagnostics stand
+          slots[i].module = py::lowerPython(*slots[i].file, reported, pyConfigs[i]->knowledge, false, usesCuda);
+          slots[i].summary.emplace(*slots[i].module);
+        }
+        setCurrentInput(nullptr);
+      });
+    markHotHelpers(marked, calls);
+    if (opts.dumpModel && !calls.empty())
+      for (auto& s : slots)
+        if (s.module) s.dump = "# " + s.module->path + "\n" + model::dump(*s.module);
+  }
+  // 4. Calls across files: callee summaries flow to their callers in other modules.
   std::vector<const model::Module*> modules;
   std::vector<model::ModuleSummary*> summaries;
   for (auto& s : slots)
     if (s.module) modules.push_back(&*s.module), summaries.push_back(&*s.summary);
   ProjectIndex project(modules, summaries);
-  // 4. Judge every module against the project-wide summaries (in parallel).
+  // 5. Judge every module against the project-wide summaries (in parallel).
   parallel([&](size_t i) {
     Slot& s = slots[i];
     if (!s.module) return;

@@ -1,13 +1,39 @@
 #include "driver/ProjectIndex.h"
 
 namespace sl {
-namespace {
-
-std::string join(const std::vector<std::string>& parts, size_t begin, size_t end) {
+std::string ProjectIndex::join(const std::vector<std::string>& parts, size_t begin, size_t end) {
   std::string out;
   for (size_t i = begin; i < end; ++i) out += (out.empty() ? "" : ".") + parts[i];
   return out;
 }
+
+std::vector<std::string> ProjectIndex::moduleParts(std::string path, bool& package) {
+  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0) path.resize(path.size() - 3);
+  std::vector<std::string> parts;
+  for (size_t b = 0; b <= path.size();) {
+    size_t e = path.find('/', b);
+    if (e == std::string::npos) e = path.size();
+    std::string part = path.substr(b, e - b);
+    if (!part.empty() && part != "." && part != "..") parts.push_back(part);
+    b = e + 1;
+  }
+  package = !parts.empty() && parts.back() == "__init__";
+  if (package) parts.pop_back();
+  return parts;
+}
+
+std::string ProjectIndex::absoluteName(const std::vector<std::string>& parts, bool package, const std::string& callee) {
+  if (callee.empty() || callee[0] != '.') return callee;
+  // One dot: the importing module's package; each further dot: one package up.
+  size_t dots = callee.find_first_not_of('.');
+  if (dots == std::string::npos) return "";
+  size_t up = dots - (package ? 1 : 0);
+  if (up > parts.size()) return "";
+  std::string base = join(parts, 0, parts.size() - up);
+  return base.empty() ? callee.substr(dots) : base + "." + callee.substr(dots);
+}
+
+namespace {
 
 // A function's summary is worth indexing only when a caller can learn something from it.
 bool informative(const model::FunctionSummary* s) { return s && s->sync; }
@@ -18,18 +44,8 @@ ProjectIndex::ProjectIndex(const std::vector<const model::Module*>& modules,
                            std::vector<model::ModuleSummary*>& summaries)
     : summaries_(summaries) {
   for (size_t m = 0; m < modules.size(); ++m) {
-    std::string path = modules[m]->path;
-    if (path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0) path.resize(path.size() - 3);
-    std::vector<std::string> parts;
-    for (size_t b = 0; b <= path.size();) {
-      size_t e = path.find('/', b);
-      if (e == std::string::npos) e = path.size();
-      std::string part = path.substr(b, e - b);
-      if (!part.empty() && part != "." && part != "..") parts.push_back(part);
-      b = e + 1;
-    }
-    bool package = !parts.empty() && parts.back() == "__init__";
-    if (package) parts.pop_back();
+    bool package = false;
+    std::vector<std::string> parts = moduleParts(modules[m]->path, package);
     for (const auto& f : modules[m]->functions) {
       if (f.name == "<module>" || !informative(summaries[m]->of(f.name))) continue;
       for (size_t s = 0; s < parts.size(); ++s) functions_.emplace(join(parts, s, parts.size()) + "." + f.name, std::make_pair(m, f.name));
@@ -49,17 +65,8 @@ ProjectIndex::ProjectIndex(const std::vector<const model::Module*>& modules,
 }
 
 const model::FunctionSummary* ProjectIndex::resolve(size_t from, const std::string& callee) const {
-  std::string full = callee;
-  if (!callee.empty() && callee[0] == '.') {
-    // One dot: the importing module's package; each further dot: one package up.
-    size_t dots = callee.find_first_not_of('.');
-    if (dots == std::string::npos) return nullptr;
-    const auto& parts = names_[from];
-    size_t up = dots - (package_[from] ? 1 : 0);
-    if (up > parts.size()) return nullptr;
-    std::string base = join(parts, 0, parts.size() - up);
-    full = base.empty() ? callee.substr(dots) : base + "." + callee.substr(dots);
-  }
+  std::string full = absoluteName(names_[from], package_[from], callee);
+  if (full.empty()) return nullptr;
   if (frozen_) {  // the rules' threads: only read what propagation computed
     auto v = views_.find(full);
     return v == views_.end() || !v->second.sync ? nullptr : &v->second;

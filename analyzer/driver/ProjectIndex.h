@@ -22,6 +22,14 @@ class ProjectIndex {
   // summaries[i] summarises modules[i]; both must outlive the index. Wires each summary's
   // external lookup to the index and propagates facts across modules.
   ProjectIndex(const std::vector<const model::Module*>& modules, std::vector<model::ModuleSummary*>& summaries);
+  // A module's dotted name from its file's path ("src/pkg/utils.py" -> src, pkg, utils; an
+  // `__init__.py` names its package: `package` is set).
+  static std::vector<std::string> moduleParts(std::string path, bool& package);
+  // `callee` as written in module `parts` ("..utils.helper": one package up) made absolute;
+  // "" when it climbs above the root.
+  static std::string absoluteName(const std::vector<std::string>& parts, bool package, const std::string& callee);
+  static std::string join(const std::vector<std::string>& parts, size_t begin, size_t end);
+
  private:
   const model::FunctionSummary* resolve(size_t from, const std::string& callee) const;
 

@@ -380,9 +380,10 @@ Value Lowerer::evalCall(TSNode call) {
     Api api = lookupFunction(canon);
     // A function of another module of the project (or of a library): a call the project index
     // may resolve (driver/ProjectIndex.h), so its syncs and GPU work count here too.
-    if (api == Api::None && canon.rfind("torch", 0) != 0) {
+    // (`torchao.ops.f`, `torch_geometric.utils.softmax` are projects' modules, not torch's.)
+    if (api == Api::None && !torchApi) {
       callWork(call, a.pos, canon);
-      emit(EventKind::Call, call, canon).callee = canon;
+      emitCall(call, canon, a);
       return deviceResult(a, canon);
     }
     return callApi(api, callee, a);
@@ -393,7 +394,7 @@ Value Lowerer::evalCall(TSNode call) {
     if (nested) name = fn_.name + "." + name;
     if (nested || mc_.functions.count(name)) {
       callWork(call, a.pos, name);
-      emit(EventKind::Call, call, name).callee = name;
+      emitCall(call, name, a);
       return deviceResult(a, name);
     }
     if (isHostValueBuiltin(name) || isPrintLike(name)) {
@@ -412,7 +413,7 @@ Value Lowerer::evalCall(TSNode call) {
       std::string callee = className_ + "." + std::string(method);
       if (mc_.functions.count(callee)) {
         callWork(call, a.pos, callee);
-        emit(EventKind::Call, call, callee).callee = callee;
+        emitCall(call, callee, a);
         return deviceResult(a, callee);
       }
       // `self.layer(x)`: a submodule (an attribute, not a method of this class). A method the

@@ -176,6 +176,22 @@ void Lowerer::callWork(TSNode call, const std::vector<Arg>& args, const std::str
   emitWork(call, vs, callee);
 }
 
+// A Call event's `value` names a CUDA tensor (medium confidence or more) that the call hands
+// the callee ("<argument>" for a temporary), "" when none: a helper in another file called
+// every step on GPU data runs every step too (driver/HotHelpers.h), and evidence in the caller
+// is what makes the prefilter keep the call.
+void Lowerer::emitCall(TSNode call, const std::string& callee, const CallArgs& a) {
+  std::string cuda;
+  auto consider = [&](const Value& v) {
+    if (cuda.empty() && isCuda(v) && v.fact.conf >= Confidence::Medium) cuda = v.path.empty() ? "<argument>" : v.path;
+  };
+  for (const auto& x : a.pos) consider(x.value);
+  for (const auto& [k, x] : a.kw) consider(x.value);
+  auto& e = emit(EventKind::Call, call, callee);
+  e.callee = callee;
+  e.value = std::move(cuda);
+}
+
 // `t.cuda()` / `t.to(cuda_device)` on a tensor that may or may not be on the GPU: afterwards it
 // is, as surely as the device names the GPU (the copy, if any, is not modelled: it may be a no-op).
 Value Lowerer::onGpu(const Value& recv, CallArgs& a, const char* api) {

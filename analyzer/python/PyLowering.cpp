@@ -247,6 +247,9 @@ void Lowerer::bind(TSNode target, const Value& v) {
   // A call's result that may be a tensor or a count: its name decides (`latents` vs `err`).
   if (f.kind == Kind::CudaTensor && f.mixed && is(target, "identifier"))
     f.conf = looksLikeTensorName(p) ? model::Confidence::Medium : model::Confidence::Low;
+  // ... and one bound to a device's name is that device (`self._device = get_device(device=
+  // cfg.device)`): left unknown, so that its uses take it for a device by name (deviceByName).
+  if (f.kind == Kind::CudaTensor && f.mixed && looksLikeDeviceName(p)) f = Fact{};
   if (is(target, "identifier")) bound_.insert(p);
   // A fresh stream, or one fetched from a container, is named where the user binds it
   // (`backward_stream = cache[device]` reads better than `cache[]` in a diagnostic).

@@ -164,6 +164,8 @@ class Lowerer {
   bool loopBound(const std::string& path) const;
   void deviceByName(Value& v, TSNode at) const;
   void callWork(TSNode call, const std::vector<Arg>& args, const std::string& callee);
+  // A Call event to `callee` (a function of this or another module of the project).
+  void emitCall(TSNode call, const std::string& callee, const CallArgs& a);
 
   model::Event& emit(model::EventKind k, TSNode at, std::string api = {});
   model::Event& emitWork(TSNode at, const std::vector<Value>& args, std::string api);

@@ -719,10 +719,12 @@ class Planner {
     u.summaries = false;
     if (!u.cuda) return false;
     if (u.loop) return true;
-    // Runs every step without a loop (SL302): by name, over-approximating PyFunctionRoles.
+    // Runs every step without a loop (SL302): by name, over-approximating PyFunctionRoles
+    // (a per-step name also makes the helpers it hands CUDA tensors to, in other files, run
+    // every step: driver/HotHelpers.h needs its calls).
     for (uint32_t id : hotMethodWords_)
       if (u.cls >= 0 ? findId(u.name) == int(id) : u.isClass && contains(u.words, id)) return true;
-    return false;
+    return !u.isClass && !u.isModule && namedAsPerStep(u.name);
   }
   // A function or method that runs every step by its name: a per-step method word (forward,
   // backward, step, training_step) or a per-step name (`train_step`, `on_train_batch_end`).

@@ -3,8 +3,9 @@
 
 Each row of fixes.tsv names a fix commit in a public repository, the file it fixed and the
 lines the fix changed in the parent (buggy) version. For every row this script takes the
-file (or, with --context package, the file's whole directory) at the parent and at the fix
-commit out of a local git mirror, runs `streamlint check --format json` on both and judges:
+file (or, with --context package, the file's whole directory; with --context root, the
+outermost Python package holding it) at the parent and at the fix commit out of a local git
+mirror, runs `streamlint check --format json` on both and judges:
 
   hit                       the buggy version has a finding of an accepted rule within
                             +-WINDOW lines of the changed lines, and the fixed version has
@@ -177,32 +178,53 @@ def fixed_path(git_dir, parent, commit, path):
     return path
 
 
+def context_dir(git_dir, rev, path, context):
+    """The directory analysed with the file: None (the file alone), its directory (package),
+    or the outermost directory of the chain of packages holding it (root: `torchao/` for
+    `torchao/prototype/moe/kernels/quant.py`, its directory when it is in no package), so that
+    callers in sibling packages are analysed too."""
+    if context == "file":
+        return None
+    directory = os.path.dirname(path)
+    if context == "root":
+        top = directory
+        while top and git_ok(git_dir, "cat-file", "-e", f"{rev}:{top}/__init__.py"):
+            directory, top = top, os.path.dirname(top)
+    return directory or "."
+
+
+def git_ok(git_dir, *args):
+    return subprocess.run(["git", "--git-dir", git_dir, *args], capture_output=True).returncode == 0
+
+
 def materialise(git_dir, rev, path, dest, context):
-    """Write the file (or its directory, for context=package) at rev under dest; return the file."""
+    """Write the file (or its context directory) at rev under dest; return the file and the
+    directory to analyse (the file itself without a context)."""
     target = os.path.join(dest, path)
     os.makedirs(os.path.dirname(target), exist_ok=True)
-    if context == "package":
-        directory = os.path.dirname(path) or "."
+    directory = context_dir(git_dir, rev, path, context)
+    if directory is not None:
         data = git(git_dir, "archive", "--format=tar", rev, "--", directory, binary=True)
-        p = subprocess.run(["tar", "-x", "-C", dest], input=data, capture_output=True)
+        # A package root may hold C++ extensions: the rows are Python, so only Python is taken.
+        only = ["--wildcards", "*.py"] if context == "root" else []
+        p = subprocess.run(["tar", "-x", "-C", dest, *only], input=data, capture_output=True)
         if p.returncode != 0:
             raise BadInput(f"tar of {rev}:{directory}: {p.stderr.decode(errors='replace').strip()}")
-        # streamlint must judge the same file either way: keep only Python/C++ sources
     else:
         with open(target, "wb") as f:
             f.write(git(git_dir, "show", f"{rev}:{path}", binary=True))
     if not os.path.isfile(target):
         raise BadInput(f"{rev}:{path} is not a file")
-    return target
+    return target, (target if directory is None else os.path.join(dest, directory))
 
 
 # ---------------------------------------------------------------------------------------
 # streamlint
 
 
-def run_streamlint(binary, root, target, context, extra=()):
+def run_streamlint(binary, root, target, analysed, extra=()):
     out_json = os.path.join(root, "findings.json")
-    inputs = [os.path.dirname(target) if context == "package" else target]
+    inputs = [analysed]
     cmd = [binary, "check", "--format", "json", "-o", out_json, "--no-color", *extra, *inputs]
     p = subprocess.run(cmd, capture_output=True, cwd=root, env=dict(os.environ, STREAMLINT_NO_CACHE="1"))
     note = ""
@@ -255,8 +277,8 @@ def evaluate(row, git_dir, binary, context, window, keep_root, extra=()):
         ):
             side_root = os.path.join(root, side)
             os.makedirs(side_root)
-            target = materialise(git_dir, rev, path, os.path.join(side_root, "src"), context)
-            findings, note = run_streamlint(binary, side_root, target, context, extra)
+            target, analysed = materialise(git_dir, rev, path, os.path.join(side_root, "src"), context)
+            findings, note = run_streamlint(binary, side_root, target, analysed, extra)
             result[side] = near(findings, ranges, row["rule_list"], window)
             result[side + "_all"] = sorted({f"{r}@{l}" for r, l in findings})
             result[side + "_note"] = note
@@ -314,8 +336,9 @@ def main(argv=None):
     ap.add_argument("--streamlint", default=os.path.join("build", "bin", "streamlint"),
                     help="the binary (default: build/bin/streamlint, relative to the working directory)")
     ap.add_argument("--fixes", default=os.path.join(HERE, "fixes.tsv"))
-    ap.add_argument("--context", choices=["file", "package"], default="file",
-                    help="analyse the file alone, or its whole directory at each revision")
+    ap.add_argument("--context", choices=["file", "package", "root"], default="file",
+                    help="analyse the file alone, its whole directory, or the outermost package "
+                         "holding it, at each revision")
     ap.add_argument("--window", type=int, default=8, help="lines either side of the changed lines")
     ap.add_argument("--rows", default="", help="only these row numbers, e.g. 1,4,7")
     ap.add_argument("--md", help="also write the markdown table to this file")

@@ -1,0 +1,47 @@
+// Helpers that run every step because per-step code in another file calls them.
+//
+// PyFunctionRoles finds per-step functions (`forward`, an optimizer's `step`, a hook) and the
+// helpers of the same file they call on every call. A helper imported from another module of
+// the project (`from .kernels import offsets_for_groups`, `pkg.utils.pad(x)`) runs every step
+// just as well, and its implicit syncs (`torch.tensor([0], device=x.device)`, `.item()`) stall
+// the GPU as often. So after every file is lowered, a call of a per-step function that
+//   * hands the callee a CUDA tensor (the Call event's `value` names it: the work is on the GPU,
+//     and the caller's evidence is what makes the prefilter keep it: the call is seen with and
+//     without the prefilter),
+//   * runs on every call (not in an `if`/`try` arm or a guarded block, not after an early return),
+//   * reaches a top-level function of another module (an absolute or relative import, also one
+//     re-exported by its package's `__init__.py`: `from .quant import f` there),
+// makes that function hot through its caller (Function::hotViaCaller: only what it does on
+// every call counts), one level, like the same-file rule; helpers named as set-up or logging
+// are left alone.
+//
+// The prefilter decides file by file, so a helper that nothing in its own file marks may not
+// have been parsed: such modules are lowered again without the prefilter (`unparsed`), then
+// `mark` sets the roles. Only the file that defines a missing helper is lowered again.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/StreamModel.h"
+
+namespace sl {
+
+struct HotHelperCall {
+  size_t callee = 0;       // index of the module defining the helper
+  std::string function;    // the helper's name in it (a top-level function)
+  std::string why;         // the role to give it ("called every step from `forward()` in ...")
+};
+
+// `texts[i]` is the source `modules[i]` was lowered from.
+std::vector<HotHelperCall> findHotHelperCalls(const std::vector<const model::Module*>& modules,
+                                              const std::vector<std::string_view>& texts);
+
+// Modules holding a helper of `calls` that their lowering left out (the prefilter dropped it).
+std::vector<size_t> unparsedHelpers(const std::vector<const model::Module*>& modules,
+                                    const std::vector<HotHelperCall>& calls);
+
+// Gives each helper its role (the first caller's reason wins; already hot functions keep theirs).
+void markHotHelpers(const std::vector<model::Module*>& modules, const std::vector<HotHelperCall>& calls);
+
+}  // namespace sl
