@@ -523,6 +523,13 @@ def gpu_injection(tmp):
     check(m and int(m.group(1)) >= 11, f"GPU activity of 11 ops expected:\n{q.stderr}")
 
 
+SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, sarif, exit_codes, damaged_logs, fork_child, run_killed,
+                                     sigterm, python_fork, threads, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, stub_sites, fixture_timing,
+                                     fixture_driver_level, fixture_profiler, fixture_injection, gpu_timing, gpu_profiler,
+                                     gpu_sampled, gpu_native_sites, gpu_graph_capture, gpu_injection,
+                                     gpu_libtorch_sites]}
+
+
 def launcher_env(tmp):
     """A rank started by torchrun (its environment): the recorder writes rank, local rank, world
     size, node rank, launcher and job id into the header (LogFormat.h), the report shows them."""
@@ -541,11 +548,7 @@ def launcher_env(tmp):
     check((r["rank"], r["localRank"], r["worldSize"], r["launcher"]) == (3, 1, 4, "torchrun"), f"report: {r}")
 
 
-SCENARIOS = {f.__name__: f for f in [launcher_env, c_program, python_ctypes, sarif, exit_codes, damaged_logs, fork_child, run_killed,
-                                     sigterm, python_fork, threads, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, stub_sites, fixture_timing,
-                                     fixture_driver_level, fixture_profiler, fixture_injection, gpu_timing, gpu_profiler,
-                                     gpu_sampled, gpu_native_sites, gpu_graph_capture, gpu_injection,
-                                     gpu_libtorch_sites]}
+SCENARIOS["launcher_env"] = launcher_env
 
 
 def main():
