@@ -229,7 +229,7 @@ void writePerfettoTrace(std::ostream& out, const std::vector<ProcessTimeline>& t
       }
       auto r = readable.find(op.name);
       if (r == readable.end()) r = readable.emplace(op.name, readableKernelName(op.name)).first;
-      if (r->second != op.name) args["mangled"] = op.name;
+      if (r->second != op.name.str()) args["mangled"] = op.name.str();
       const int pid = devicePid[op.device];
       w.slice(pid, op.stream, r->second, opCategory(op.kind), op.startNs, op.endNs,
               args.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));

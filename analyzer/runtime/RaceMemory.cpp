@@ -36,7 +36,7 @@ bool usesCachingAllocator(const ProcessLog& log) {
 
 RaceMemory::RaceMemory(const ProcessLog& log, const ProcessTimeline& t) {
   if (!log.blocks.empty()) fromBlocks(log, t);
-  else if (log.header.pythonVersion && !log.calls.empty())
+  else if (log.header.pythonVersion && !t.calls.empty())  // log.calls is freed once t is built
     error_ = "a Python process without the caching allocator's trace (did it end with os._exit, or "
              "run without `streamlint run --sanitize`?): its launches cannot be placed in tensors";
   else if (usesCachingAllocator(log))

@@ -352,8 +352,15 @@ int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks) {
   setSourceRoots(o.sources);
   Symbolizer sym;
   sym.searchIn(o.symbolDirs);
-  for (const auto& log : logs) {
+  // SL901 reads the calls as read; everything after reads the timelines. So it runs first, and
+  // each log's calls are freed once its timeline holds them: a directory of ranks holds one
+  // log's calls at a time (with the timelines), not every log's.
+  std::vector<Finding> measured;
+  if (o.summary.empty()) measured = measuredHostBlocking(logs, o.hostBlocking, sym);
+  for (auto& log : logs) {
     run.timelines.push_back(buildTimeline(log, sym));
+    std::vector<ApiCall>().swap(log.calls);
+    std::vector<uint64_t>().swap(log.frames);
     relocateSources(run.timelines.back(), o.sources);
     run.overlaps.push_back(analyzeOverlap(run.timelines.back()));
     run.comms.push_back(analyzeCommunication(run.timelines.back()));
@@ -362,7 +369,6 @@ int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks) {
   for (size_t i = 0; i < run.timelines.size(); ++i) views.push_back(rankView(run.timelines[i], run.comms[i]));
   if (!o.summary.empty()) return writeSummary(o.summary, views);
   RankAlignment align = alignRanks(views);
-  std::vector<Finding> measured = measuredHostBlocking(logs, o.hostBlocking, sym);
   for (auto& f : measured) f.path = localSourcePath(f.path, o.sources);
   for (auto&& batch : {sideStreamNoOverlap(run, o.rules), workOffRegionStream(run),
                        legacyStreamSerialization(run, o.rules), exposedCommunication(views, align, o.rules)})

@@ -94,7 +94,7 @@ void joinByOrder(const ProcessLog& log, ProcessTimeline& t, const std::vector<co
   for (const auto& [corr, opIndex] : unjoined) {
     GpuOp& op = t.ops[opIndex];
     int k = op.kind == slog::ActivityKind::Kernel ? 1 : op.kind == slog::ActivityKind::Memcpy ? 2 : 3;
-    const std::string* opName = op.kind == slog::ActivityKind::Kernel ? &op.name : nullptr;
+    const std::string* opName = op.kind == slog::ActivityKind::Kernel ? &op.name.str() : nullptr;
     auto& q = queue[k];
     for (size_t j = next[k]; j < q.size() && j < next[k] + kLookAhead; ++j) {
       const HostCall& c = t.calls[q[j]];

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/LogReader.h"
+#include "runtime/OpName.h"
 #include "runtime/TimedWindows.h"
 
 namespace sl::runtime {
@@ -50,7 +51,7 @@ struct GpuOp {
   uint32_t device = 0, stream = 0;  // CUPTI device and stream ids
   uint64_t startNs = 0, endNs = 0;
   uint64_t bytes = 0;
-  std::string name;  // kernel name, or "copy HtoD" / "memset"
+  OpName name;       // kernel name, or "copy HtoD" / "memset" (interned: OpName.h)
   int call = -1;     // index into ProcessTimeline::calls of the call that queued it; -1 unknown
 };
 

@@ -76,3 +76,20 @@ TEST(Overlap, TenThousandStreams) {
   for (const auto& p : got.pairs) EXPECT_GT(p.overlapNs, 0u);
   EXPECT_LT(got.pairs.size(), 200000u);
 }
+
+// GPU op names are interned (OpName.h): ops of one kernel share one string, which outlives the
+// timeline that made it.
+TEST(Overlap, OpNamesAreSharedAndOutliveTheirTimeline) {
+  GpuOp copy;
+  {
+    ProcessTimeline t;
+    t.ops.resize(2);
+    t.ops[0].name = std::string("ampere_sgemm_128x64_nn");
+    t.ops[1].name = "ampere_sgemm_128x64_nn";
+    EXPECT_EQ(&t.ops[0].name.str(), &t.ops[1].name.str());
+    copy = t.ops[0];
+  }
+  EXPECT_EQ(copy.name, "ampere_sgemm_128x64_nn");
+  EXPECT_FALSE(copy.name == std::string("other"));
+  EXPECT_EQ(GpuOp{}.name.str(), "");
+}

@@ -539,6 +539,27 @@ SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, generated_code, s
                                      gpu_libtorch_sites]}
 
 
+def launcher_env(tmp):
+    """A rank started by torchrun (its environment): the recorder writes rank, local rank, world
+    size, node rank, launcher and job id into the header (LogFormat.h), the report shows them."""
+    env = {"RANK": "3", "LOCAL_RANK": "1", "WORLD_SIZE": "4", "GROUP_RANK": "1", "TORCHELASTIC_RUN_ID": "job7"}
+    run([A.streamlint, "run", "--out", tmp, "--", os.path.join(A.bindir, "sl_sync_helper")], env=env)
+    [log] = logs_in(tmp)
+    head = open(log, "rb").read(432)
+    header_bytes, = struct.unpack_from("<I", head, 12)
+    rank, local = struct.unpack_from("<ii", head, 32)
+    world, node, launcher = struct.unpack_from("<iiI", head, 384)
+    job = head[400:432].split(b"\0")[0]
+    got = (header_bytes, rank, local, world, node, launcher, job)
+    check(got == (432, 3, 1, 4, 1, 1, b"job7"), f"header: {got}")
+    p = report(tmp, "--format", "json")
+    r = json.loads(p.stdout)["run"]["ranks"]["ranks"][0]
+    check((r["rank"], r["localRank"], r["worldSize"], r["launcher"]) == (3, 1, 4, "torchrun"), f"report: {r}")
+
+
+SCENARIOS["launcher_env"] = launcher_env
+
+
 def main():
     global A
     ap = argparse.ArgumentParser()
