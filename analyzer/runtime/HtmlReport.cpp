@@ -1,8 +1,10 @@
 #include "runtime/HtmlReport.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <set>
@@ -10,6 +12,7 @@
 
 #include "core/SourceFile.h"
 #include "runtime/GpuCoverage.h"
+#include "runtime/RuntimeRules.h"
 #include "runtime/KernelName.h"
 
 namespace sl::runtime {
@@ -253,6 +256,10 @@ void writeSummary(std::ostream& o, const HtmlReportInput& in) {
     ops += t.ops.size();
     timed.add(t);
   }
+  // The text report's count (every recorded call, polls too) where the log is known; the
+  // timelines hold the calls they draw (successful polls are only counted).
+  for (size_t p = 0; p < in.health.size() && p < in.timelines.size(); ++p)
+    calls += in.health[p].apiRecords > in.timelines[p].calls.size() ? in.health[p].apiRecords - in.timelines[p].calls.size() : 0;
   for (const auto& h : in.health) {
     dropped += h.droppedRecords;
     droppedThreads += h.droppedThreads;
@@ -313,18 +320,49 @@ std::string evidenceText(const nlohmann::json& v) {
   return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-// One row per property; a nested object (a static finding's `runtime` evidence) is flattened
-// one level, its keys prefixed ("runtime.status"), so it reads like the measured findings' rows.
+// A property name as words: "maxBlockedMicros" -> "max blocked", "regionStreamBusyMicros" ->
+// "region stream busy" (the unit goes into the value).
+std::string evidenceLabel(const std::string& key) {
+  std::string k = key;
+  for (const char* unit : {"Micros", "Bytes"})
+    if (size_t at = k.find(unit); at != std::string::npos && at > 0) k.erase(at, strlen(unit));
+  std::string out;
+  for (char c : k) {
+    if (std::isupper(static_cast<unsigned char>(c))) { out += ' '; out += char(std::tolower(c)); }
+    else out += c;
+  }
+  return out;
+}
+
+// A value in its unit: microseconds as times, bytes as sizes, shares as percentages.
+std::string evidenceValue(const std::string& key, const nlohmann::json& v) {
+  if (v.is_number()) {
+    double x = v.get<double>();
+    if (key.ends_with("Micros")) return humanTime(x * 1e3);
+    if (key.find("Bytes") != std::string::npos || key == "bytes") return humanBytes(uint64_t(x));
+    if (key.ends_with("Share")) return percent(x);
+  }
+  return evidenceText(v);
+}
+
+// The ranking key repeats the blocked or GPU time shown in another row.
+bool redundantEvidence(const std::string& key) { return key == "costMicros"; }
+
+// One row per property, labelled in words and valued in units; a nested object (a static
+// finding's `runtime` evidence) is flattened one level, so it reads like the measured rows.
 void writeEvidence(std::ostream& o, const nlohmann::json& props) {
   if (!props.is_object() || props.empty()) return;
   o << "<dl class=\"evidence\">";
+  auto row = [&](const std::string& key, const nlohmann::json& v) {
+    if (redundantEvidence(key)) return;
+    o << "<dt>" << esc(evidenceLabel(key)) << "</dt><dd>" << esc(evidenceValue(key, v)) << "</dd>";
+  };
   for (const auto& [key, value] : props.items()) {
-    if (value.is_object() && !value.empty()) {
-      for (const auto& [k, v] : value.items())
-        o << "<dt>" << esc(key + "." + k) << "</dt><dd>" << esc(evidenceText(v)) << "</dd>";
+    if (value.is_object() && !value.empty() && key == "runtime") {
+      for (const auto& [k, v] : value.items()) row(k, v);
       continue;
     }
-    o << "<dt>" << esc(key) << "</dt><dd>" << esc(evidenceText(value)) << "</dd>";
+    row(key, value);
   }
   o << "</dl>";
 }
@@ -428,6 +466,7 @@ void writeOverlapTable(std::ostream& o, const ProcessTimeline& t, const OverlapS
 
 LogHealth logHealth(const ProcessLog& log) {
   LogHealth h;
+  h.apiRecords = log.apiRecords;
   if (log.trailer) {
     h.droppedRecords = log.trailer->dropped;
     h.droppedThreads = log.trailer->droppedThreads;
@@ -447,8 +486,8 @@ void writeHtmlReport(std::ostream& o, const HtmlReportInput& in) {
        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>"
     << esc(in.title) << "</title>\n<style>" << kHtmlReportCss << "</style></head>\n"
     << "<body data-rendered=\"pending\">\n<header><h1>" << esc(in.title) << "</h1></header>\n";
+  // The run first (what the user came to see: the timeline), then what is wrong with it.
   writeSummary(o, in);
-  writeFindings(o, in);
   writeRanks(o, in);
 
   nlohmann::json processes = nlohmann::json::array();
@@ -457,7 +496,10 @@ void writeHtmlReport(std::ostream& o, const HtmlReportInput& in) {
     size_t opsLeftOut = 0, callsLeftOut = 0;
     processes.push_back(processData(t, in, opsLeftOut, callsLeftOut));
     o << "<section class=\"process\"><h2>Process " << esc(processTitle(t)) << "</h2>\n";
-    o << "<div class=\"meta\">" << esc(t.logPath) << " · " << t.calls.size() << " CUDA calls · "
+    uint64_t recorded = std::max<uint64_t>(p < in.health.size() ? in.health[p].apiRecords : 0, t.calls.size());
+    o << "<div class=\"meta\">" << esc(t.logPath) << " · " << recorded << " CUDA calls"
+      << (recorded > t.calls.size() ? " (" + std::to_string(t.calls.size()) + " drawn; polls are counted, not drawn)" : "")
+      << " · "
       << t.ops.size() << " GPU ops · " << duration(t.endNs > t.beginNs ? t.endNs - t.beginNs : 0)
       << "</div>\n";
     writeProcessNotes(o, t, p < in.health.size() ? &in.health[p] : nullptr, opsLeftOut, callsLeftOut, in);
@@ -465,6 +507,7 @@ void writeHtmlReport(std::ostream& o, const HtmlReportInput& in) {
     if (p < in.overlaps.size()) writeOverlapTable(o, t, in.overlaps[p]);
     o << "</section>\n";
   }
+  writeFindings(o, in);
 
   nlohmann::json findings = nlohmann::json::array();
   for (const auto& f : in.findings)

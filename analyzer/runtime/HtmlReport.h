@@ -27,6 +27,7 @@ struct LogHealth {
   uint64_t droppedThreads = 0;     // threads that got no ring (memory cap)
   uint64_t droppedActivities = 0;  // CUPTI's own drops
   bool truncated = false;          // no trailer: the process died before its last flush
+  uint64_t apiRecords = 0;         // every CUDA call of the log, polls too (the text report's count)
   std::vector<std::string> problems;  // the reader's damage notes
 };
 LogHealth logHealth(const ProcessLog& log);

@@ -77,7 +77,7 @@ extern const char kHtmlReportJs[] = R"JS(
   ];
   var HIT = '#e11d48';
   var UNTIMED = '#e2e5ea';  // stream lanes outside the GPU timing windows (sampled timing)
-  var LABEL_W = 190, AXIS_H = 22, LANE_H = 18, LANE_GAP = 4;
+  var LABEL_W = 190, AXIS_H = 22, LANE_H = 30, LANE_GAP = 6;
 
   function fmtDur(ns) {
     if (ns >= 1e9) return (ns / 1e9).toFixed(3) + ' s';

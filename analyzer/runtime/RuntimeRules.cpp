@@ -4,6 +4,14 @@
 
 namespace sl::runtime {
 
+std::string humanBytes(uint64_t n) {
+  char buf[32];
+  if (n >= (1ull << 20)) snprintf(buf, sizeof buf, "%.2f MiB", double(n) / (1 << 20));
+  else if (n >= 1024) snprintf(buf, sizeof buf, "%.1f KiB", double(n) / 1024);
+  else snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(n));
+  return buf;
+}
+
 std::string humanTime(double ns) {
   char buf[64];
   double us = ns / 1e3;

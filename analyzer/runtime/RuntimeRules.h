@@ -41,6 +41,8 @@ std::vector<Finding> exposedCommunication(const std::vector<RankView>& views, co
 
 // "1.23 ms", "4.84 s", "12.0 us".
 std::string humanTime(double ns);
+// "64.00 MiB", "1.5 KiB", "12 bytes".
+std::string humanBytes(uint64_t n);
 // Sets path/line (and properties.function) of a measured finding from a timeline location.
 void placeAt(Finding& f, const ProcessTimeline& t, int loc);
 

@@ -336,14 +336,6 @@ std::string Checker::streamLabel(int s) const {
   return buf;
 }
 
-std::string humanBytes(uint64_t n) {
-  char buf[32];
-  if (n >= (1ull << 20)) snprintf(buf, sizeof buf, "%.2f MiB", double(n) / (1 << 20));
-  else if (n >= 1024) snprintf(buf, sizeof buf, "%.1f KiB", double(n) / 1024);
-  else snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(n));
-  return buf;
-}
-
 std::string where(const ProcessTimeline& t, int call) {
   int loc = call >= 0 ? t.reportLoc(t.calls[call]) : -1;
   if (loc < 0) return "an unknown line";

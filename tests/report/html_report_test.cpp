@@ -9,6 +9,7 @@
 
 #include "SampleTimelines.h"
 #include "runtime/HtmlReport.h"
+#include "runtime/RuntimeRules.h"
 
 namespace sl::runtime::test {
 namespace {
@@ -58,18 +59,22 @@ TEST(HtmlReport, SummaryFindingsEvidenceAndOverlap) {
   HtmlReportInput in = sampleInput();
   in.health = {LogHealth{}};
   in.health[0].droppedRecords = 17;
+  in.health[0].apiRecords = 9;  // 3 polls only counted: the text report's number is shown
   std::string html = render(in);
-  EXPECT_NE(html.find("<span class=\"v\">6</span><span class=\"k\">CUDA calls</span>"), std::string::npos);
+  EXPECT_NE(html.find("<span class=\"v\">9</span><span class=\"k\">CUDA calls</span>"), std::string::npos);
+  EXPECT_NE(html.find("9 CUDA calls (6 drawn; polls are counted, not drawn)"), std::string::npos);
   EXPECT_NE(html.find("<span class=\"v\">4</span><span class=\"k\">GPU ops</span>"), std::string::npos);
   EXPECT_NE(html.find("<span class=\"v\">17</span><span class=\"k\">records dropped</span>"), std::string::npos);
   EXPECT_NE(html.find("17 records were dropped while recording"), std::string::npos);
   EXPECT_NE(html.find("<td class=\"rule\">SL901"), std::string::npos);
-  EXPECT_NE(html.find("<dt>blockedMicros</dt><dd>5.0</dd>"), std::string::npos);
+  EXPECT_NE(html.find("<dt>blocked</dt><dd>" + humanTime(5000) + "</dd>"), std::string::npos);  // in words and units
   EXPECT_NE(html.find("<dt>api</dt><dd>cudaStreamSynchronize</dd>"), std::string::npos);
   EXPECT_NE(html.find("<h3>Stream overlap</h3>"), std::string::npos);
   EXPECT_NE(html.find("<td>default stream 7</td>"), std::string::npos);
   EXPECT_NE(html.find("<td>stream 13</td>"), std::string::npos);
   EXPECT_EQ(html.find("records dropped</span>", html.find("17 records") + 1), std::string::npos);
+  // The run (its timeline) comes first, the findings after it.
+  EXPECT_LT(html.find("<div class=\"timeline\""), html.find("<section class=\"findings\">"));
 }
 
 TEST(HtmlReport, FindingsMarkTheCallsAndOpsOfTheirLine) {
