@@ -262,7 +262,7 @@ class RoleFinder {
     return ClassRole::None;
   }
 
-  // Calls of a hook registration and raise statements anywhere in the module (iteratively:
+  // Calls of a hook registration, raise statements and except clauses anywhere in the module (iteratively:
   // trees can be deep).
   void hooks(TSNode root, FunctionRoles& out) {
     TSTreeCursor cur = ts_tree_cursor_new(root);
@@ -271,6 +271,8 @@ class RoleFinder {
       if (is(n, "call")) hookCall(n, out);
       if (is(n, "raise_statement"))
         out.raises.emplace_back(ts_node_start_point(n).row + 1, ts_node_end_point(n).row + 1);
+      if (is(n, "except_clause") || is(n, "except_group_clause"))
+        out.handlers.emplace_back(ts_node_start_point(n).row + 1, ts_node_end_point(n).row + 1);
       if ((is(n, "call") && loggingCall(n)) || (is(n, "assignment") && metricsTarget(field(n, "left"))))
         out.logging.emplace_back(ts_node_start_point(n).row + 1, ts_node_end_point(n).row + 1);
       if (ts_tree_cursor_goto_first_child(&cur)) continue;

@@ -56,6 +56,8 @@ struct FunctionRoles {
   // [first, last] lines of each `raise` statement: its message runs only on failure (like an
   // assertion's message, which the lowering never evaluates).
   std::vector<std::pair<uint32_t, uint32_t>> raises;
+  // [first, last] lines of each `except` clause: its body runs only after a failure.
+  std::vector<std::pair<uint32_t, uint32_t>> handlers;
   // [first, last] lines of each statement whose values only go to output: a call of `print`,
   // a logger (`logger.info`, `logging.warning`), `self.log`/`wandb.log`/`log_*(...)`, a
   // summary writer's `add_*`, a progress bar's `set_postfix`/`set_description`, an

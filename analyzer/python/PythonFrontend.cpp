@@ -86,6 +86,7 @@ class ModuleLowering {
     roles_ = findFunctionRoles(root, mc_.src, mc_.imports);
     m_.failureOnly = roles_.raises;
     m_.loggingOnly = roles_.logging;
+    m_.handlerOnly = roles_.handlers;
     model::Function& top = newFunction("<module>", root);
     Lowerer low(mc_, top, "");
     low.lowerBlock(root);

@@ -273,3 +273,14 @@ def merged_weights(weight, token_indices, deltas, device):
         index = torch.tensor(token_indices[name]).to(device)  # expect: SL302
         weight = weight.index_copy(0, index, deltas[name])
     return weight
+
+
+# The same upload on the common path of the step (the `try` body) runs every step.
+class PlaceholderTrainer:
+    def train_step(self, model, batch):
+        try:
+            zero = torch.tensor(0.0).cuda()  # expect: SL302
+            loss = model(batch) + zero
+        except OverflowError:
+            loss = None
+        return loss
