@@ -87,6 +87,7 @@ class ModuleLowering {
     m_.failureOnly = roles_.raises;
     m_.loggingOnly = roles_.logging;
     m_.handlerOnly = roles_.handlers;
+    m_.exportOnly = roles_.exporting;
     model::Function& top = newFunction("<module>", root);
     Lowerer low(mc_, top, "");
     low.lowerBlock(root);

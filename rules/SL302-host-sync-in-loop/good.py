@@ -315,3 +315,27 @@ class OverflowTolerantTrainer:
             torch.cuda.empty_cache()
             raise
         return grad_norm
+
+
+# A branch taken only while the model is exported or traced runs once, when the graph is
+# recorded: `if self.onnx_trace:`, `if torch.onnx.is_in_onnx_export():`, `torch.jit.is_tracing()`.
+class TraceableEmbedder(nn.Module):
+    def forward(self, x: torch.Tensor):
+        y = x.cuda() * 2
+        pads = y.eq(0)
+        if self.onnx_trace:
+            if pads.any():
+                y = torch.where(pads, y.new_zeros(1), y)
+        if torch.jit.is_tracing():
+            if pads.any():
+                y = y + 1
+        return y
+
+
+# Placing an adapter's state on a device (`set_lora_device`, `_move_indices_to_device`) happens
+# once, when the model is placed: one-time set-up by name.
+class IndexedAdapter:
+    def _move_indices_to_device(self, name: str, device):
+        for buffers in (self.indices_a, self.indices_b):
+            if name in buffers:
+                buffers[name] = torch.tensor(buffers[name]).cuda()
