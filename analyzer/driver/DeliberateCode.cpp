@@ -91,6 +91,10 @@ static bool inTrainingLoop(const model::Module& m, uint32_t line) {
 std::string deliberateLineReason(const model::Module& m, uint32_t line) {
   for (const auto& [first, last] : m.failureOnly)
     if (first <= line && line <= last) return "`raise`";
+  for (const auto& [first, last] : m.handlerOnly)
+    if (first <= line && line <= last) return "an `except` handler";
+  for (const auto& [first, last] : m.exportOnly)
+    if (first <= line && line <= last) return "export or tracing only";
   for (const auto& [first, last] : m.loggingOnly)
     if (first <= line && line <= last) return inTrainingLoop(m, line) ? "" : "logging";
   // Enclosing functions, innermost first. The innermost with a role decides: a helper nested

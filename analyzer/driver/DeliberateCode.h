@@ -42,7 +42,8 @@ class ProjectRoots {
 };
 
 // Why a finding at `line` of module `m` sits in deliberate code: a deliberate function
-// (`__repr__`) or a line that runs only on failure (`raise`); "" when it does not.
+// (`__repr__`) or a line that runs only on failure (`raise`, an `except` handler); "" when it
+// does not.
 std::string deliberateLineReason(const model::Module& m, uint32_t line);
 
 // Why `line` of module `m` is one-time set-up by its callers (calledOnlyFromSetUp), or "": the

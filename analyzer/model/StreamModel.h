@@ -187,6 +187,12 @@ struct Module {
   // Lines that run only when something already failed (`raise ValueError(f"{t.item()}")`):
   // [first, last] line spans; performance notes there are left out like deliberate code.
   std::vector<std::pair<uint32_t, uint32_t>> failureOnly;
+  // Python `except` handlers: [first, last] lines of each. They run after something failed (an
+  // out-of-memory retry, an overflow skip), not on the common path of a step.
+  std::vector<std::pair<uint32_t, uint32_t>> handlerOnly;
+  // Python branches taken only while a model is exported or traced (`if self.onnx_trace:`,
+  // `if torch.onnx.is_in_onnx_export():`): [first, last] lines of each; they run once.
+  std::vector<std::pair<uint32_t, uint32_t>> exportOnly;
   // Lines whose values only go to output (`print(f"{loss.item()}")`, `logger.info(...)`,
   // `writer.add_scalar(...)`, `metrics["loss"] = ...`): [first, last] line spans; performance
   // notes there are left out like deliberate code (the read is the price of showing the value).

@@ -262,7 +262,7 @@ class RoleFinder {
     return ClassRole::None;
   }
 
-  // Calls of a hook registration and raise statements anywhere in the module (iteratively:
+  // Calls of a hook registration, raise statements and except clauses anywhere in the module (iteratively:
   // trees can be deep).
   void hooks(TSNode root, FunctionRoles& out) {
     TSTreeCursor cur = ts_tree_cursor_new(root);
@@ -271,6 +271,12 @@ class RoleFinder {
       if (is(n, "call")) hookCall(n, out);
       if (is(n, "raise_statement"))
         out.raises.emplace_back(ts_node_start_point(n).row + 1, ts_node_end_point(n).row + 1);
+      if (is(n, "except_clause") || is(n, "except_group_clause"))
+        out.handlers.emplace_back(ts_node_start_point(n).row + 1, ts_node_end_point(n).row + 1);
+      if (is(n, "if_statement") && exportCondition(field(n, "condition"))) {
+        TSNode body = field(n, "consequence");
+        out.exporting.emplace_back(ts_node_start_point(n).row + 1, ts_node_end_point(body).row + 1);
+      }
       if ((is(n, "call") && loggingCall(n)) || (is(n, "assignment") && metricsTarget(field(n, "left"))))
         out.logging.emplace_back(ts_node_start_point(n).row + 1, ts_node_end_point(n).row + 1);
       if (ts_tree_cursor_goto_first_child(&cur)) continue;
@@ -278,6 +284,21 @@ class RoleFinder {
         if (!ts_tree_cursor_goto_parent(&cur)) break;
     }
     ts_tree_cursor_delete(&cur);
+  }
+
+  // `torch.onnx.is_in_onnx_export()`, `torch.jit.is_tracing()`, `self.onnx_trace`, `onnx_export`
+  // (and `a and b` of such): true only while the model is exported or traced. `not x` is the
+  // common path and does not count.
+  bool exportCondition(TSNode c) const {
+    while (is(c, "parenthesized_expression")) c = ts_node_named_child(c, 0);
+    if (is(c, "boolean_operator") && text(field(c, "operator"), src_) == "and")
+      return exportCondition(field(c, "left")) || exportCondition(field(c, "right"));
+    if (is(c, "call")) {
+      std::string last = lowerLast(c);
+      return last == "is_in_onnx_export" || last == "is_tracing";
+    }
+    if (!is(c, "identifier") && !is(c, "attribute")) return false;
+    return lowerLast(c).find("onnx") != std::string::npos;
   }
 
   // The last name of `x.y.z` lower-cased ("z"); of a call or subscript, its object's.
@@ -437,6 +458,15 @@ std::string roleByName(std::string_view last) {
   // Placing a model's parts once (`move_non_experts_to_gpu`); not `move_to_device(batch)`.
   once |= first == "move" && (has("model") || has("weights") || has("params") || has("parameters") ||
                               has("experts") || has("modules") || has("buffers"));
+  // Placing an adapter's or a model's state on a device (`set_lora_device`,
+  // `_move_indices_to_device`): once, when the model is placed. A noun for state is required:
+  // `move_to_device(batch)` and `set_device` run every step or say nothing.
+  bool placing = (first == "set" || first == "move") && (has("device") || has("gpu") || has("cuda"));
+  bool stateNoun = false;
+  for (const char* n : {"lora", "adapter", "adapters", "indices", "index", "state", "states", "buffer", "buffers",
+                        "weight", "weights", "param", "params", "parameters", "module", "modules", "experts"})
+    stateNoun |= has(n);
+  once |= placing && stateNoun;
   // Merging an adapter into its base weights (and back) happens once, on request; not
   // `merge_attention_states`.
   once |= (first == "merge" || first == "unmerge") && (w.size() == 1 || has("unload") || has("adapter"));

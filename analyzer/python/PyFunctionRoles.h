@@ -32,7 +32,8 @@
 // `warmup*`/`export*`/`convert*`/`save*`, `reset_parameters`, `tie_weights`, `from_pretrained`
 // and `from_config`, `load` of a state, checkpoint, model, weights or adapter
 // (`load_state_dict`, not `load_batch`), `build_model`/`prepare_model`, `prepare_latents`,
-// `quantize_model`, an adapter's `merge`/`unmerge`; and logging: a name starting with `log_`
+// `quantize_model`, an adapter's `merge`/`unmerge`, placing state on a device (`set_lora_device`,
+// `_move_indices_to_device`); and logging: a name starting with `log_`
 // (not `log_softmax`) or `print_`, ending in `_log`, or with the word `metrics`.
 // A hot function inside one (a hook defined in `__init__`) stays hot: DeliberateCode.cpp.
 #pragma once
@@ -56,6 +57,12 @@ struct FunctionRoles {
   // [first, last] lines of each `raise` statement: its message runs only on failure (like an
   // assertion's message, which the lowering never evaluates).
   std::vector<std::pair<uint32_t, uint32_t>> raises;
+  // [first, last] lines of each `except` clause: its body runs only after a failure.
+  std::vector<std::pair<uint32_t, uint32_t>> handlers;
+  // [first, last] lines of each `if` arm taken only while exporting or tracing the model: the
+  // condition is `torch.onnx.is_in_onnx_export()`, `torch.jit.is_tracing()` or a flag whose name
+  // says ONNX (`self.onnx_trace`), not negated. The arm runs when the graph is recorded, once.
+  std::vector<std::pair<uint32_t, uint32_t>> exporting;
   // [first, last] lines of each statement whose values only go to output: a call of `print`,
   // a logger (`logger.info`, `logging.warning`), `self.log`/`wandb.log`/`log_*(...)`, a
   // summary writer's `add_*`, a progress bar's `set_postfix`/`set_description`, an

@@ -86,6 +86,8 @@ class ModuleLowering {
     roles_ = findFunctionRoles(root, mc_.src, mc_.imports);
     m_.failureOnly = roles_.raises;
     m_.loggingOnly = roles_.logging;
+    m_.handlerOnly = roles_.handlers;
+    m_.exportOnly = roles_.exporting;
     model::Function& top = newFunction("<module>", root);
     Lowerer low(mc_, top, "");
     low.lowerBlock(root);

@@ -254,3 +254,50 @@ class MaskedEncoder(nn.Module):
     def forward(self, x: torch.Tensor, lens: torch.Tensor):
         mask = lengths_to_mask(lens, x.shape[1])
         return x * mask[..., None]
+
+
+# The upload-only loop of set-up code is a stall when it runs every step: in forward, the first
+# upload waits for the previous step's work each time.
+class ScaledHeads(nn.Module):
+    def forward(self, x: torch.Tensor, scales: list):
+        consts = []
+        for s in scales:
+            consts.append(torch.tensor([s], device=x.device))  # expect: SL302
+        return x * torch.cat(consts)
+
+
+# An upload bound to a name may feed work the analysis cannot see (an op on a weight of unknown
+# device): the loop is not taken for upload-only.
+def merged_weights(weight, token_indices, deltas, device):
+    for name in token_indices:
+        index = torch.tensor(token_indices[name]).to(device)  # expect: SL302
+        weight = weight.index_copy(0, index, deltas[name])
+    return weight
+
+
+# The same upload on the common path of the step (the `try` body) runs every step.
+class PlaceholderTrainer:
+    def train_step(self, model, batch):
+        try:
+            zero = torch.tensor(0.0).cuda()  # expect: SL302
+            loss = model(batch) + zero
+        except OverflowError:
+            loss = None
+        return loss
+
+
+# The common path (not exporting, `if not self.onnx_trace:`) runs every forward.
+class MaskedEmbedder(nn.Module):
+    def forward(self, x: torch.Tensor):
+        y = x.cuda() * 2
+        pads = y.eq(0)
+        if not self.onnx_trace:
+            if pads.any():  # expect: SL302
+                y = torch.where(pads, y.new_zeros(1), y)
+        return y
+
+
+# Moving a batch to the device says no state is placed: `move_batch_to_device` runs every step.
+def move_batch_to_device(batches, device):
+    for b in batches:
+        b["ids"] = torch.tensor(b["raw"]).cuda()  # expect: SL302

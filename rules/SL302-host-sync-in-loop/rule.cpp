@@ -25,6 +25,46 @@ bool issuesGpuWork(const model::Function& f, int loop) {
   return false;
 }
 
+// A host-to-device upload built from host data in the statement itself (`torch.tensor(list,
+// device=...)`, `torch.tensor(x).to(device)`): its blocking copy waits for what the stream
+// queued before it, nothing of its own.
+bool hostBuiltUpload(const model::Function& f, const model::Event& sync) {
+  if (sync.sync != model::SyncKind::BlockingCopy) return false;
+  for (const auto& e : f.events)
+    if (e.kind == model::EventKind::Copy && e.loc == sync.loc && e.dir == model::CopyDir::HostToDevice &&
+        e.srcTemporary)
+      return true;
+  return false;
+}
+
+// A loop that only turns host values into device tensors (per item of a list, per layer of a
+// config): no kernel, no device-to-host copy, no value read, no call of this module's code in
+// it. The uploads wait for each other's copies only; the GPU has nothing else to run, so
+// nothing idles per iteration. Outside per-step code that is set-up (constants uploaded
+// once per layer), reported only at low confidence; a per-step function keeps it (the first
+// upload waits for the previous step's tail every step).
+bool onlyUploadsHostData(const model::Function& f, int loop) {
+  for (const auto& e : f.events) {
+    if (!model::scopeWithin(f, e.scope, loop)) continue;
+    switch (e.kind) {
+      case model::EventKind::Alloc:
+      case model::EventKind::Free:
+        break;
+      case model::EventKind::Copy:
+        // Bound to a name, the upload may feed work the model cannot see (an op on a tensor of
+        // unknown device): only uploads handed straight to a container or call count.
+        if (e.dir != model::CopyDir::HostToDevice || !e.srcTemporary || !e.value.empty()) return false;
+        break;
+      case model::EventKind::HostSync:
+        if (!hostBuiltUpload(f, e)) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
 class HostSyncInLoop : public Rule {
  public:
   void check(RuleContext& ctx) const override {
@@ -61,6 +101,16 @@ class HostSyncInLoop : public Rule {
         if (e.sync == model::SyncKind::Allocation && !issuesGpuWork(f, loop)) continue;
         if (e.sync == model::SyncKind::Allocation) {
           if (churnLoops.insert(loop).second) reportChurn(ctx, f, e, loop);
+          continue;
+        }
+        if (f.hot.empty() && onlyUploadsHostData(f, loop)) {
+          Finding& out = ctx.report(e.loc, what(e) +
+                                               " uploads host data with a blocking copy on every loop "
+                                               "iteration; the loop queues no other GPU work, so this "
+                                               "is set-up unless the loop runs every step: build the "
+                                               "values on the host and upload them once");
+          out.properties["confidence"] = "low";
+          ctx.note(out, f.scopes[size_t(loop)].loc, "loop starts here");
           continue;
         }
         Finding& out = ctx.report(e.loc, what(e) +
