@@ -57,6 +57,12 @@ constexpr auto kIdentChars = [] {
   return t;
 }();
 bool identChar(unsigned char c) { return kIdentChars[c]; }
+// The bytes Planner::forEachTarget acts on (quotes, comments, brackets, `=`, `;`, line ends).
+constexpr auto kTargetBytes = [] {
+  std::array<bool, 256> t{};
+  for (unsigned char c : std::string_view("'\"#()[]{}=;\n")) t[c] = true;
+  return t;
+}();
 bool isDigit(unsigned char c) { return c >= '0' && c <= '9'; }
 
 struct Line {       // one logical line (brackets, strings, continuations joined)
@@ -620,6 +626,10 @@ class Planner {
     uint32_t row = 0;
     for (size_t i = l.code; i < l.end;) {
       char c = s_[i];
+      if (!kTargetBytes[static_cast<unsigned char>(c)]) {  // most bytes: nothing below applies
+        ++i;
+        continue;
+      }
       if (c == '\'' || c == '"') {
         if (!skipString(s_, i, row)) break;
         continue;
