@@ -3,6 +3,7 @@
 #include "core/Encoding.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sys/stat.h>
@@ -13,11 +14,12 @@ SourceFile::SourceFile(std::string path, std::string text)
     : path_(std::move(path)), text_(std::move(text)) {
   // Old Mac line endings (a lone CR) end lines for Python and Clang: make them LF so that every
   // consumer (tree-sitter counts LFs) agrees on line numbers. Same length: columns are kept.
-  for (size_t i = 0; i < text_.size(); ++i)
-    if (text_[i] == '\r' && (i + 1 == text_.size() || text_[i + 1] != '\n')) text_[i] = '\n';
+  // (find is memchr: a byte loop here was ~1.5 % of a check.)
+  for (size_t i = text_.find('\r'); i != std::string::npos; i = text_.find('\r', i + 1))
+    if (i + 1 == text_.size() || text_[i + 1] != '\n') text_[i] = '\n';
   lineStarts_.push_back(0);
-  for (size_t i = 0; i < text_.size(); ++i)
-    if (text_[i] == '\n' && i + 1 < text_.size()) lineStarts_.push_back(uint32_t(i + 1));
+  for (size_t i = text_.find('\n'); i != std::string::npos && i + 1 < text_.size(); i = text_.find('\n', i + 1))
+    lineStarts_.push_back(uint32_t(i + 1));
 }
 
 std::string_view SourceFile::line(uint32_t line) const {
@@ -32,6 +34,12 @@ std::string_view SourceFile::line(uint32_t line) const {
 size_t firstInvalidUtf8(std::string_view s) {
   size_t i = 0, n = s.size();
   while (i < n) {
+    // Source is nearly all ASCII: eight bytes at a time while none has its top bit set.
+    uint64_t word;
+    if (i + 8 <= n && (std::memcpy(&word, s.data() + i, 8), (word & 0x8080808080808080ull) == 0)) {
+      i += 8;
+      continue;
+    }
     unsigned char c = s[i];
     if (c < 0x80) { ++i; continue; }
     int len = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;

@@ -25,6 +25,7 @@
 #include "driver/Suppressions.h"
 #include "model/ModelDump.h"
 #include "python/PythonFrontend.h"
+#include "rules/EventIndex.h"
 #include "rules/Rule.h"
 
 namespace sl {
@@ -83,6 +84,7 @@ size_t judge(const model::Module& m, const SourceFile* file, const std::vector<A
   if (!projectSummary) own.emplace(m);
   const model::ModuleSummary& summary = projectSummary ? *projectSummary : *own;
   std::vector<Finding> found;
+  rules::EventIndexScope indices;  // the module is not changed while it is judged
   for (const auto& r : rules) {
     RuleContext ctx(*r.info, m, summary, found);
     r.rule->check(ctx);

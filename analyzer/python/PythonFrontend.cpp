@@ -2,9 +2,11 @@
 
 #include <cctype>
 #include <memory>
+#include <optional>
 
 #include "python/PyFunctionRoles.h"
 #include "python/PyGrammarGaps.h"
+#include "python/PyLargeLiterals.h"
 #include "python/PyLowering.h"
 #include "python/PyParseLimits.h"
 #include "python/PyPrefilter.h"
@@ -199,10 +201,14 @@ model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnost
     diagnostics.push_back({"parse-error", Severity::Error, file.path(), where, "syntax error: " + why, {}, {}});
     return m;
   }
+  // Large literals of constants are parsed as a stub of themselves (PyLargeLiterals.h): same
+  // offsets, so nodes still index the file's own text.
+  std::optional<std::string> blanked = prefilter ? blankLargeLiterals(t) : std::nullopt;
+  const std::string_view parsed = blanked ? std::string_view(*blanked) : std::string_view(t);
   TSParser* parser = threadParser();
   auto parse = [&] {
     return std::unique_ptr<TSTree, TreeDeleter>(
-        ts_parser_parse_string(parser, nullptr, t.data(), uint32_t(t.size())));
+        ts_parser_parse_string(parser, nullptr, parsed.data(), uint32_t(parsed.size())));
   };
   std::unique_ptr<TSTree, TreeDeleter> tree;
   if (plan.mode == ParsePlan::Mode::Ranges &&
@@ -216,7 +222,7 @@ model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnost
   if (!tree) tree = parse();
   // Valid Python the pinned grammar rejects (PyGrammarGaps.h): parse a repaired copy.
   if (tree && ts_node_has_error(ts_tree_root_node(tree.get())))
-    if (TSTree* repaired = reparseGrammarGaps(parser, t, tree.get())) tree.reset(repaired);
+    if (TSTree* repaired = reparseGrammarGaps(parser, parsed, tree.get())) tree.reset(repaired);
   if (!tree) {
     diagnostics.push_back({"parse-error", Severity::Error, file.path(), {}, "could not parse file", {}, {}});
     return m;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "rules/EventIndex.h"
 #include "rules/GeneratedRules.h"
 #include "rules/Rule.h"
 
@@ -126,12 +127,17 @@ void attachEvidence(Finding& f, const model::Module& m) {
   if (auto it = f.properties.find("confidence"); it != f.properties.end() && it->is_string())
     conf = model::Confidence(std::max(0, model::parseConfidence(it->get<std::string>())));
   const model::Event* best = nullptr;
-  for (const auto& fn : m.functions)
-    for (const auto& e : fn.events) {
-      if (!(e.loc == f.loc)) continue;
-      if (e.confidence < conf || (!best && !e.evidence.empty())) best = &e;
-      conf = std::min(conf, e.confidence);
-    }
+  auto weigh = [&](const model::Event& e) {
+    if (e.confidence < conf || (!best && !e.evidence.empty())) best = &e;
+    conf = std::min(conf, e.confidence);
+  };
+  if (const auto* here = rules::eventsAt(m, f.loc)) {  // the same events, in the same order
+    for (const model::Event* e : *here) weigh(*e);
+  } else {
+    for (const auto& fn : m.functions)
+      for (const auto& e : fn.events)
+        if (e.loc == f.loc) weigh(e);
+  }
   f.properties["confidence"] = model::confidenceName(conf);
   if (!best || best->evidence.empty()) return;
   nlohmann::json chain = nlohmann::json::array();

@@ -2,17 +2,29 @@
 
 #include <algorithm>
 
+#include "rules/EventIndex.h"
+
 namespace sl::rules {
 
 using model::EventKind;
 using model::StreamKind;
 
 long producerOf(const model::Function& f, const std::string& value, size_t before) {
-  for (size_t i = std::min(before, f.events.size()); i-- > 0;) {
+  // A producer on a branch that cannot reach `before` (the other arm of an if, a branch
+  // that returned) did not produce what is used there.
+  auto reaches = [&](size_t i) { return before >= f.events.size() || model::mayFollow(f, i, before); };
+  const size_t end = std::min(before, f.events.size());
+  if (const EventIndex* ix = eventIndex(f)) {
+    auto it = ix->producers.find(value);
+    if (it == ix->producers.end()) return -1;
+    const std::vector<uint32_t>& at = it->second;
+    for (auto k = std::lower_bound(at.begin(), at.end(), end); k != at.begin();)
+      if (reaches(*--k)) return long(*k);
+    return -1;
+  }
+  for (size_t i = end; i-- > 0;) {
     const auto& e = f.events[i];
-    // A producer on a branch that cannot reach `before` (the other arm of an if, a branch
-    // that returned) did not produce what is used there.
-    if (before < f.events.size() && !model::mayFollow(f, i, before)) continue;
+    if (!reaches(i)) continue;
     bool writes = std::find(e.writes.begin(), e.writes.end(), value) != e.writes.end();
     if (writes || ((e.kind == EventKind::Alloc || e.kind == EventKind::Copy) && e.value == value))
       return long(i);
@@ -27,10 +39,10 @@ bool sameStream(const model::StreamRef& a, const model::StreamRef& b) {
 
 bool orderedBetween(const model::Function& f, size_t from, size_t to, const model::StreamRef& waiter,
                     const model::StreamRef& producer) {
-  for (size_t i = from + 1; i < to && i < f.events.size(); ++i) {
+  auto orders = [&](size_t i) {
     const auto& e = f.events[i];
     // `to` past the last event means "by the end of the function": only unconditional code counts.
-    if (to < f.events.size() ? !model::dominates(f, i, to) : !model::alwaysRuns(f, i)) continue;
+    if (to < f.events.size() ? !model::dominates(f, i, to) : !model::alwaysRuns(f, i)) return false;
     // A blocking copy or a value read synchronizes the stream it runs on: if that is the
     // producer's, the host has waited for the producer before queuing anything after.
     bool drainsProducer = (e.sync == model::SyncKind::Stream || e.sync == model::SyncKind::BlockingCopy ||
@@ -44,10 +56,14 @@ bool orderedBetween(const model::Function& f, size_t from, size_t to, const mode
     if (e.kind == EventKind::HostSync && e.sync == model::SyncKind::BlockingCopy &&
         (producer.kind == StreamKind::Legacy || producer.kind == StreamKind::PerThread))
       return true;
-    if (e.kind == EventKind::Wait && sameStream(e.stream, waiter) &&
-        (!e.value.empty() || e.other.kind == StreamKind::Unknown || sameStream(e.other, producer)))
-      return true;
-  }
+    return e.kind == EventKind::Wait && sameStream(e.stream, waiter) &&
+           (!e.value.empty() || e.other.kind == StreamKind::Unknown || sameStream(e.other, producer));
+  };
+  // Only host syncs and waits can order the streams: the index lists just those.
+  const size_t end = std::min(to, f.events.size());
+  if (const EventIndex* ix = eventIndex(f)) return anyBetween(ix->orderings, from, end, orders);
+  for (size_t i = from + 1; i < end; ++i)
+    if (orders(i)) return true;
   return false;
 }
 

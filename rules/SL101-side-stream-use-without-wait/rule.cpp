@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <set>
 
+#include "rules/EventIndex.h"
 #include "rules/Rule.h"
 #include "rules/RuleHelpers.h"
 
@@ -100,11 +101,10 @@ class SideStreamUseWithoutWait : public Rule {
   static bool pickedAfterAWait(const model::Function& f, size_t p, size_t use, const model::StreamRef& s,
                                const model::StreamRef& producer) {
     if (s.name.find('[') == std::string::npos) return false;
-    for (size_t k = p + 1; k < use; ++k) {
+    return anyWait(f, p, use, [&](size_t k) {
       const auto& w = f.events[k];
-      if (w.kind == EventKind::Wait && w.value.empty() && sameStream(w.other, producer)) return true;
-    }
-    return false;
+      return w.kind == EventKind::Wait && w.value.empty() && sameStream(w.other, producer);
+    });
   }
 
   // A wait by the user's stream that runs whenever the producer ran: after it, in a scope that
@@ -112,12 +112,21 @@ class SideStreamUseWithoutWait : public Rule {
   // a blocking stream's implicit wait in the same branch), before the use.
   static bool waitFollowsProducer(const model::Function& f, size_t p, size_t use, const model::StreamRef& waiter,
                                   const model::StreamRef& producer) {
-    for (size_t k = p + 1; k < use; ++k) {
+    return anyWait(f, p, use, [&](size_t k) {
       const auto& w = f.events[k];
-      if (w.kind != EventKind::Wait || !sameStream(w.stream, waiter)) continue;
-      if (w.value.empty() && w.other.kind != model::StreamKind::Unknown && !sameStream(w.other, producer)) continue;
-      if (model::scopeWithin(f, f.events[p].scope, w.scope)) return true;
-    }
+      if (w.kind != EventKind::Wait || !sameStream(w.stream, waiter)) return false;
+      if (w.value.empty() && w.other.kind != model::StreamKind::Unknown && !sameStream(w.other, producer)) return false;
+      return model::scopeWithin(f, f.events[p].scope, w.scope);
+    });
+  }
+
+  // Whether `fn` holds for an event in (from, to), tried in order; only waits can hold, so
+  // with the index only they are tried.
+  template <class Fn>
+  static bool anyWait(const model::Function& f, size_t from, size_t to, const Fn& fn) {
+    if (const EventIndex* ix = eventIndex(f)) return anyBetween(ix->waits, from, to, fn);
+    for (size_t k = from + 1; k < to; ++k)
+      if (fn(k)) return true;
     return false;
   }
 };

@@ -1,6 +1,7 @@
 // SL201 cross-stream-free-without-record-stream: see rule.md.
 #include <algorithm>
 
+#include "rules/EventIndex.h"
 #include "rules/Rule.h"
 #include "rules/RuleHelpers.h"
 
@@ -74,13 +75,25 @@ class CrossStreamFree : public Rule {
     const auto& alloc = f.events[size_t(p)];
     const auto& side = f.events[u].stream;
     if (alloc.kind != EventKind::Alloc || sameStream(alloc.stream, side)) return;
-    for (const auto& e : f.events)
-      if (e.kind == EventKind::RecordStream && e.value == v) return;
+    const EventIndex* ix = eventIndex(f);
+    if (ix ? ix->recorded.count(v) > 0
+           : std::any_of(f.events.begin(), f.events.end(),
+                         [&](const model::Event& e) { return e.kind == EventKind::RecordStream && e.value == v; }))
+      return;
     // Where the tensor dies: an explicit free after the use, else the function's end for a
     // plain local that does not escape.
     size_t end = f.events.size();
-    for (size_t k = u + 1; k < f.events.size(); ++k)
-      if (f.events[k].kind == EventKind::Free && f.events[k].value == v && model::mayFollow(f, u, k)) { end = k; break; }
+    auto dies = [&](size_t k) {
+      if (!model::mayFollow(f, u, k)) return false;
+      end = k;
+      return true;
+    };
+    if (ix) {
+      if (auto frees = ix->frees.find(v); frees != ix->frees.end()) anyBetween(frees->second, u, f.events.size(), dies);
+    } else {
+      for (size_t k = u + 1; k < f.events.size(); ++k)
+        if (f.events[k].kind == EventKind::Free && f.events[k].value == v && dies(k)) break;
+    }
     bool escapes = v.find_first_of(".[") != std::string::npos || v.find("->") != std::string::npos ||
                    f.name == "<module>" ||
                    std::find(f.returned.begin(), f.returned.end(), v) != f.returned.end() ||
