@@ -91,6 +91,24 @@ TEST(Config, ErrorsNameFileAndKey) {
   EXPECT_NE(err.find("'check-deliberate-code' must be true or false"), std::string::npos) << err;
 }
 
+// Found by make fuzz (UBSan): toml++ 3.3 reaches __builtin_unreachable on non-ASCII text outside
+// strings and comments, and on malformed UTF-8.
+TEST(Config, CodePointsThatCrashTheTomlParserAreRefused) {
+  TempDir t("config_test");
+  std::string err;
+  EXPECT_FALSE(sl::loadConfig(t.write("e.toml", "select = [\"SL3\"]\nsst\xef\xb4\xbf[oi\n"), err));
+  EXPECT_NE(err.find("e.toml:2: invalid TOML: a non-ASCII character outside a string or a comment"), std::string::npos) << err;
+  EXPECT_FALSE(sl::loadConfig(t.write("j.toml", "x = \"a\xcc\x91" "b\n"), err));  // in a string that never ends
+  EXPECT_NE(err.find("j.toml:1: invalid TOML: a string that does not end on its line"), std::string::npos) << err;
+  EXPECT_FALSE(sl::loadConfig(t.write("h.toml", "igud\xcc\x91"), err));  // U+0311 in a bare key
+  EXPECT_NE(err.find("h.toml:1: invalid TOML: a non-ASCII character outside"), std::string::npos) << err;
+  EXPECT_TRUE(sl::loadConfig(t.write("i.toml", "exclude = [\"caf\xc3\xa9/**\", 'na\xc3\xafve', \"\"\"\xcc\x91\"\"\"]\n"), err)) << err;
+  EXPECT_TRUE(sl::loadConfig(t.write("f.toml", "# caf\xc3\xa9 \xe2\x80\x94 fine\nselect = [\"SL3\"]\n"), err)) << err;
+  // Malformed UTF-8 reached the same point through toml++'s decoder.
+  EXPECT_FALSE(sl::loadConfig(t.write("g.toml", "x = 1\nsel\xefse = 2\n"), err));
+  EXPECT_NE(err.find("g.toml:2: invalid TOML: not valid UTF-8"), std::string::npos) << err;
+}
+
 TEST(ConfigResolver, NearestWinsAndForeignPyprojectIsSkipped) {
   TempDir t("config_test");
   t.write("pyproject.toml", "[tool.streamlint]\nignore = [\"SL1\"]\n");

@@ -3,6 +3,8 @@
 #include "model/StreamModel.h"
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <toml++/toml.h>
 
 #include "python/PyApiTable.h"
@@ -182,6 +184,68 @@ Severity Config::severityOf(const std::string& rule, Severity fallback) const {
   return fallback;
 }
 
+namespace {
+// toml++ 3.3 (Debian 12's) reaches __builtin_unreachable (UBSan in make fuzz) in its whitespace
+// test when a non-ASCII character stands outside a string or a comment (U+00A1..U+0499 and
+// U+FCE6..U+FEFE take a switch's missing case), and its decoder can get there from malformed
+// UTF-8 or from an unterminated string. TOML allows non-ASCII text only in strings and comments,
+// must be UTF-8 and ends its strings: such text is refused before the parser sees it. The reason and the 1-based line of the first problem; ""
+// when there is none.
+std::string unparsableText(const std::string& text, size_t& line) {
+  enum { Plain, Comment, Basic, Literal, MultiBasic, MultiLiteral } state = Plain;
+  auto at = [&](size_t k) { return k < text.size() ? text[k] : '\0'; };
+  auto cont = [&](size_t k) { return k < text.size() && (static_cast<unsigned char>(text[k]) & 0xC0) == 0x80; };
+  line = 1;
+  for (size_t i = 0; i < text.size();) {
+    unsigned char b = static_cast<unsigned char>(text[i]);
+    if (b >= 0x80) {
+      size_t n = b >= 0xC2 && b < 0xE0 ? 2 : b >= 0xE0 && b < 0xF0 ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0;
+      for (size_t k = 1; k < n; ++k)
+        if (!cont(i + k)) n = 0;
+      unsigned cp = n == 2 ? (b & 0x1Fu) << 6 | (text[i + 1] & 0x3Fu)
+                  : n == 3 ? (b & 0x0Fu) << 12 | (text[i + 1] & 0x3Fu) << 6 | (text[i + 2] & 0x3Fu)
+                  : n == 4 ? (b & 0x07u) << 18 | (text[i + 1] & 0x3Fu) << 12 | (text[i + 2] & 0x3Fu) << 6 | (text[i + 3] & 0x3Fu)
+                           : 0;
+      if (!n || (n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
+        return "not valid UTF-8";
+      if (state == Plain) return "a non-ASCII character outside a string or a comment (TOML allows them only there)";
+      i += n;
+      continue;
+    }
+    char c = char(b);
+    if (c == '\n' && (state == Basic || state == Literal)) return "a string that does not end on its line";
+    if (c == '\n') {
+      ++line;
+      if (state == Comment) state = Plain;
+    }
+    bool triple = at(i + 1) == c && at(i + 2) == c;
+    switch (state) {
+      case Plain:
+        if (c == '#') state = Comment;
+        else if (c == '"') state = triple ? MultiBasic : Basic;
+        else if (c == '\'') state = triple ? MultiLiteral : Literal;
+        i += (c == '"' || c == '\'') && triple ? 3 : 1;
+        continue;
+      case Comment: break;
+      case Basic:
+      case MultiBasic:
+        if (c == '\\') { i += 2; continue; }
+        if (c == '"' && (state == Basic || triple)) { i += state == Basic ? 1 : 3; state = Plain; continue; }
+        break;
+      case Literal:
+      case MultiLiteral:
+        if (c == '\'' && (state == Literal || triple)) { i += state == Literal ? 1 : 3; state = Plain; continue; }
+        break;
+    }
+    ++i;
+  }
+  // toml++ reports an unterminated string by reading its text again: it must not get one.
+  if (state == Basic || state == Literal) return "a string that does not end on its line";
+  if (state == MultiBasic || state == MultiLiteral) return "a multi-line string that never ends";
+  return "";
+}
+}  // namespace
+
 std::optional<Config> loadConfig(const std::string& file, std::string& error) {
   // A file that cannot be read is not "invalid TOML": say why it could not be opened.
   std::error_code ec;
@@ -190,9 +254,16 @@ std::optional<Config> loadConfig(const std::string& file, std::string& error) {
             (fs::exists(file, ec) ? std::string("not a regular file") : std::string("no such file"));
     return std::nullopt;
   }
+  std::ifstream in(file, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t line = 0;
+  if (std::string why = unparsableText(text, line); !why.empty()) {
+    error = file + ":" + std::to_string(line) + ": invalid TOML: " + why;
+    return std::nullopt;
+  }
   toml::table doc;
   try {
-    doc = toml::parse_file(file);
+    doc = toml::parse(text, file);
   } catch (const toml::parse_error& e) {
     error = file + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
             ": invalid TOML: " + std::string(e.description());

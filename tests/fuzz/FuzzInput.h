@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <iostream>
 #include <string>
 
 namespace sl::fuzz {
@@ -23,11 +24,14 @@ inline std::string inputFile(const uint8_t* data, size_t size, const char* name)
   return path;
 }
 
-// The targets call whole commands that print findings: stdout and stderr to /dev/null, once.
+// The targets call whole commands that print findings and notes through std::cout/std::cerr:
+// those go nowhere, once. The file descriptors stay: libFuzzer reports (and crashes are
+// described) on stderr.
 inline void quiet() {
+  static std::ofstream null("/dev/null");
   static const bool done = [] {
-    int null = open("/dev/null", O_WRONLY);
-    if (null >= 0) { dup2(null, 1); dup2(null, 2); close(null); }
+    std::cout.rdbuf(null.rdbuf());
+    std::cerr.rdbuf(null.rdbuf());
     return true;
   }();
   (void)done;

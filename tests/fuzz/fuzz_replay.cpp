@@ -29,8 +29,7 @@ int main(int argc, char** argv) {
     }
   }
   std::sort(inputs.begin(), inputs.end());
-  int dup = ::dup(2);  // the targets silence stderr; progress goes to the original
-  FILE* log = fdopen(dup, "w");
+  FILE* log = stderr;
   for (const auto& p : inputs) {
     std::ifstream in(p, std::ios::binary);
     if (!in) { std::fprintf(log, "fuzz_replay: cannot read %s\n", p.c_str()); return 2; }
