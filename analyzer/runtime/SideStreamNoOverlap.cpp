@@ -5,6 +5,7 @@
 // NCCL's streams (Communication.h) are neither main nor judged here: overlap with copies or other
 // communication does not hide communication, only compute does, and SL906 measures exactly that.
 #include <map>
+#include <tuple>
 
 #include "runtime/GpuCoverage.h"
 #include "runtime/RuntimeRules.h"
@@ -35,6 +36,44 @@ int mainSource(const ProcessTimeline& t, const StreamInfo& s) {
   for (const auto& [loc, ns] : byLoc)
     if (loc >= 0 && ns > bestNs) { best = loc; bestNs = ns; }
   return best;
+}
+
+// Several side streams set off from one line (gloo's or a library's pool of streams, one per
+// bucket) are one finding at that line, not one per stream: the sums, and every stream named.
+void mergeSameLine(std::vector<Finding>& out) {
+  std::vector<Finding> merged;
+  std::map<std::tuple<uint64_t, std::string, uint32_t>, size_t> at;
+  for (auto& f : out) {
+    auto key = std::make_tuple(f.properties.value("pid", uint64_t(0)), f.path, f.loc.line);
+    auto [it, fresh] = at.emplace(key, merged.size());
+    if (fresh || !f.loc.line) {
+      if (!fresh) it->second = merged.size();
+      merged.push_back(std::move(f));
+      continue;
+    }
+    Finding& m = merged[it->second];
+    auto& p = m.properties;
+    if (!p.contains("streams")) p["streams"] = nlohmann::json::array({p["stream"]});
+    p["streams"].push_back(f.properties["stream"]);
+    for (const char* k : {"busyMicros", "overlappedMicros", "costMicros"})
+      p[k] = p[k].get<double>() + f.properties[k].get<double>();
+    for (const char* k : {"kernels", "copies"}) p[k] = p[k].get<uint64_t>() + f.properties[k].get<uint64_t>();
+    double busy = p["busyMicros"].get<double>();
+    p["overlapShare"] = busy > 0 ? p["overlappedMicros"].get<double>() / busy : 0.0;
+    char share[32];
+    snprintf(share, sizeof share, "%.1f %%", p["overlapShare"].get<double>() * 100);
+    // " in the timed windows (...)" under sampled timing, as the single-stream message says it.
+    const std::string& first = m.message;
+    size_t a = first.find("copies)"), b = first.find(" but overlapped");
+    std::string windows = a != std::string::npos && b != std::string::npos && b > a + 7 ? first.substr(a + 7, b - a - 7) : "";
+    m.message = std::to_string(p["streams"].size()) + " side streams set off from this line were busy for " +
+                humanTime(busy * 1e3) + " in all (" + std::to_string(p["kernels"].get<uint64_t>()) + " kernels, " +
+                std::to_string(p["copies"].get<uint64_t>()) + " copies)" + windows + " but overlapped the other streams for only " +
+                share + " of that time: their work ran when nothing else did, so the side streams bought no "
+                "concurrency; queue independent work on another stream at the same time (and make sure the "
+                "host is not waiting in between)";
+  }
+  out.swap(merged);
 }
 
 }  // namespace
@@ -78,6 +117,7 @@ std::vector<Finding> sideStreamNoOverlap(const RunData& run, const RuntimeRuleOp
       out.push_back(std::move(f));
     }
   }
+  mergeSameLine(out);
   return out;
 }
 

@@ -126,6 +126,19 @@ def setup_and_per_step():
           f"the per-step costs are the compiled code's: {step}")
 
 
+def side_streams_one_line():
+    """SL902: side streams set off from one line (gloo's pool of copy streams in a two-rank run on
+    the H200) are one finding per process and line, naming every stream, not one per stream."""
+    findings, _ = report_json(os.path.join(HERE, "fixtures", "ranks", "gloo2-slow"))
+    sl902 = find(findings, "SL902")
+    keys = [(f["properties"]["pid"], f["path"], f["line"]) for f in sl902]
+    check(len(keys) == len(set(keys)), f"one SL902 per process and line: {keys}")
+    merged = [f for f in sl902 if len(f["properties"].get("streams", [])) >= 2]
+    check(merged and "side streams set off from this line" in merged[0]["message"], f"a merged finding: {sl902}")
+    p = merged[0]["properties"]
+    check(abs(p["overlapShare"] - p["overlappedMicros"] / p["busyMicros"]) < 1e-9, f"share of the sums: {p}")
+
+
 def cuda_example():
     """CUDA C++: SL601 (static) paired with SL905 (measured) at the legacy launch line."""
     sym = ("--symbols", os.path.join(FIX, "bin"))
@@ -232,7 +245,7 @@ def sampled_overlap():
 
 SCENARIOS = {f.__name__: f for f in (seed_overlap, fixed_overlap, small_chunk, timing_experiment,
                                      cuda_example, libtorch_example, static_sarif, html_and_trace,
-                                     sampled_overlap, setup_and_per_step)}
+                                     sampled_overlap, setup_and_per_step, side_streams_one_line)}
 
 
 def main():
