@@ -51,8 +51,7 @@ std::vector<Finding> exposedCommunication(const std::vector<RankView>& views, co
     Finding f;
     f.ruleId = "SL906";
     placeAtLine(f, heaviest(byLine), v);
-    char pct[32];
-    snprintf(pct, sizeof pct, "%.0f %%", share * 100);
+    std::string pct = percentText(share, 0);
     const RankWaits& w = align.ranks[i];
     f.message = rankName(v) + " communicated on the GPU for " + humanTime(double(v.commNs)) + ", " + pct +
                 " of it (" + humanTime(double(v.exposedNs)) + ") with no compute kernel running beside it: "

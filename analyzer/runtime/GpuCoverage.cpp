@@ -19,12 +19,6 @@ const char* modeName(slog::GpuTiming m) {
   }
 }
 
-std::string percent(uint64_t part, uint64_t whole) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%.1f %%", whole ? 100.0 * double(part) / double(whole) : 0.0);
-  return buf;
-}
-
 bool anyEdge(const ProcessTimeline& t, slog::WindowReason why) {
   return std::any_of(t.windows.begin(), t.windows.end(), [&](const TimedWindow& w) {
     return w.openedBy == why || (w.closed && w.closedBy == why);
@@ -45,7 +39,7 @@ std::string coverageSummary(const ProcessTimeline& t) {
                                                               : "GPU timing on part of the run: ";
   s += std::to_string(t.windows.size()) + (t.windows.size() == 1 ? " window, " : " windows, ") +
        humanTime(double(t.timedNs)) + " of " + humanTime(double(t.runNs())) + " (" +
-       percent(t.timedNs, t.runNs()) + ")";
+       percentText(t.runNs() ? double(t.timedNs) / double(t.runNs()) : 0.0) + ")";
   if (anyEdge(t, slog::WindowReason::Yield)) s += ", until a profiler took CUPTI";
   s += anyEdge(t, slog::WindowReason::Program)
            ? "; the program switched recording itself (streamlint_recording())"

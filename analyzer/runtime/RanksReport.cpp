@@ -47,12 +47,6 @@ std::map<GroupKey, CallGroup> callGroups(const RankView& v) {
   return groups;
 }
 
-std::string percent(uint64_t part, uint64_t whole) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%.0f %%", whole ? 100.0 * double(part) / double(whole) : 0.0);
-  return buf;
-}
-
 }  // namespace
 
 void writeRanksText(std::ostream& os, const std::vector<RankView>& views, const RankAlignment& align) {
@@ -71,7 +65,7 @@ void writeRanksText(std::ostream& os, const std::vector<RankView>& views, const 
     os << "  " << rankLabel(v) << ": ";
     if (v.gpuTiming)
       os << "compute " << humanTime(double(v.computeNs)) << ", communication " << humanTime(double(v.commNs))
-         << ", exposed communication " << humanTime(double(v.exposedNs)) << " (" << percent(v.exposedNs, v.commNs) << ")";
+         << ", exposed communication " << humanTime(double(v.exposedNs)) << " (" << percentText(v.commNs ? double(v.exposedNs) / double(v.commNs) : 0.0, 0) << ")";
     else
       os << "no GPU timing";
     os << ", " << v.ncclCalls << " NCCL calls";

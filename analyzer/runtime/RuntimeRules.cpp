@@ -12,6 +12,12 @@ std::string humanBytes(uint64_t n) {
   return buf;
 }
 
+std::string percentText(double share, int decimals) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.*f %%", decimals, share * 100);
+  return buf;
+}
+
 std::string humanTime(double ns) {
   char buf[64];
   double us = ns / 1e3;

@@ -41,6 +41,8 @@ std::vector<Finding> exposedCommunication(const std::vector<RankView>& views, co
 
 // "1.23 ms", "4.84 s", "12.0 us".
 std::string humanTime(double ns);
+// A share (0..1) as "12.3 %" (`decimals` after the point).
+std::string percentText(double share, int decimals = 1);
 // "64.00 MiB", "1.5 KiB", "12 bytes".
 std::string humanBytes(uint64_t n);
 // Sets path/line (and properties.function) of a measured finding from a timeline location.

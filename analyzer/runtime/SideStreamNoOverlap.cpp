@@ -5,7 +5,8 @@
 // NCCL's streams (Communication.h) are neither main nor judged here: overlap with copies or other
 // communication does not hide communication, only compute does, and SL906 measures exactly that.
 #include <map>
-#include <tuple>
+#include <string>
+#include <vector>
 
 #include "runtime/GpuCoverage.h"
 #include "runtime/RuntimeRules.h"
@@ -38,42 +39,47 @@ int mainSource(const ProcessTimeline& t, const StreamInfo& s) {
   return best;
 }
 
-// Several side streams set off from one line (gloo's or a library's pool of streams, one per
-// bucket) are one finding at that line, not one per stream: the sums, and every stream named.
-void mergeSameLine(std::vector<Finding>& out) {
-  std::vector<Finding> merged;
-  std::map<std::tuple<uint64_t, std::string, uint32_t>, size_t> at;
-  for (auto& f : out) {
-    auto key = std::make_tuple(f.properties.value("pid", uint64_t(0)), f.path, f.loc.line);
-    auto [it, fresh] = at.emplace(key, merged.size());
-    if (fresh || !f.loc.line) {
-      if (!fresh) it->second = merged.size();
-      merged.push_back(std::move(f));
-      continue;
-    }
-    Finding& m = merged[it->second];
-    auto& p = m.properties;
-    if (!p.contains("streams")) p["streams"] = nlohmann::json::array({p["stream"]});
-    p["streams"].push_back(f.properties["stream"]);
-    for (const char* k : {"busyMicros", "overlappedMicros", "costMicros"})
-      p[k] = p[k].get<double>() + f.properties[k].get<double>();
-    for (const char* k : {"kernels", "copies"}) p[k] = p[k].get<uint64_t>() + f.properties[k].get<uint64_t>();
-    double busy = p["busyMicros"].get<double>();
-    p["overlapShare"] = busy > 0 ? p["overlappedMicros"].get<double>() / busy : 0.0;
-    char share[32];
-    snprintf(share, sizeof share, "%.1f %%", p["overlapShare"].get<double>() * 100);
-    // " in the timed windows (...)" under sampled timing, as the single-stream message says it.
-    const std::string& first = m.message;
-    size_t a = first.find("copies)"), b = first.find(" but overlapped");
-    std::string windows = a != std::string::npos && b != std::string::npos && b > a + 7 ? first.substr(a + 7, b - a - 7) : "";
-    m.message = std::to_string(p["streams"].size()) + " side streams set off from this line were busy for " +
-                humanTime(busy * 1e3) + " in all (" + std::to_string(p["kernels"].get<uint64_t>()) + " kernels, " +
-                std::to_string(p["copies"].get<uint64_t>()) + " copies)" + windows + " but overlapped the other streams for only " +
-                share + " of that time: their work ran when nothing else did, so the side streams bought no "
-                "concurrency; queue independent work on another stream at the same time (and make sure the "
-                "host is not waiting in between)";
-  }
-  out.swap(merged);
+// Side streams of one process set off from the same line (gloo's or a library's pool of streams,
+// one per bucket) are one finding at that line, not one per stream: the sums, every stream named.
+struct LineGroup {
+  int loc = -1;
+  std::vector<std::string> streams;
+  uint32_t device = 0;
+  std::string main;
+  uint64_t busyNs = 0, overlappedNs = 0, kernels = 0, copies = 0;
+  double share() const { return busyNs ? double(overlappedNs) / double(busyNs) : 0.0; }
+};
+
+Finding findingOf(const ProcessTimeline& t, const LineGroup& g) {
+  bool many = g.streams.size() > 1;
+  // Sampled timing: busy time and overlap are those of the timed windows.
+  Coverage timed = coverageOf(t);
+  Finding f;
+  f.ruleId = "SL902";
+  placeAt(f, t, g.loc);
+  f.message = (many ? std::to_string(g.streams.size()) + " side streams set off from this line were busy for " +
+                          humanTime(double(g.busyNs)) + " in all"
+                    : g.streams[0] + " was busy for " + humanTime(double(g.busyNs))) +
+              " (" + std::to_string(g.kernels) + " kernels, " + std::to_string(g.copies) + " copies)" +
+              (timed.sampled() ? " " + timed.inWindows() : "") + " but overlapped the other streams for only " +
+              percentText(g.share()) + " of that time: " +
+              (many ? "their work ran when nothing else did, so the side streams bought"
+                    : "its work ran when nothing else did, so the side stream bought") +
+              " no concurrency; queue independent work on another stream at the same time "
+              "(and make sure the host is not waiting in between)";
+  f.properties = {{"stream", g.streams[0]},
+                  {"device", g.device},
+                  {"busyMicros", double(g.busyNs) / 1e3},
+                  {"overlappedMicros", double(g.overlappedNs) / 1e3},
+                  {"overlapShare", g.share()},
+                  {"kernels", g.kernels},
+                  {"copies", g.copies},
+                  {"pid", t.pid},
+                  {"costMicros", double(g.busyNs - g.overlappedNs) / 1e3}};
+  if (many) f.properties["streams"] = g.streams;
+  if (!g.main.empty()) f.properties["mainStream"] = g.main;
+  timed.describe(f.properties);
+  return f;
 }
 
 }  // namespace
@@ -83,41 +89,27 @@ std::vector<Finding> sideStreamNoOverlap(const RunData& run, const RuntimeRuleOp
   for (size_t i = 0; i < run.timelines.size(); ++i) {
     const ProcessTimeline& t = run.timelines[i];
     const CommSummary* comm = i < run.comms.size() ? &run.comms[i] : nullptr;
+    std::vector<LineGroup> groups;
+    std::map<int, size_t> byLoc;
     for (const StreamOverlap& so : run.overlaps[i].streams) {
       const StreamInfo* s = t.stream(so.device, so.stream);
       const StreamInfo* main = mainStream(t, comm, so.device);
       if (!s || s == main || so.busyNs / 1e3 < o.minSideBusyMicros) continue;
       if (comm && comm->isCommStream(so.device, so.stream)) continue;
       if (so.share() >= o.minOverlapShare) continue;
-      Finding f;
-      f.ruleId = "SL902";
-      placeAt(f, t, mainSource(t, *s));
-      char share[32];
-      snprintf(share, sizeof share, "%.1f %%", so.share() * 100);
-      // Sampled timing: busy time and overlap are those of the timed windows.
-      Coverage timed = coverageOf(t);
-      f.message = s->label() + " was busy for " + humanTime(double(so.busyNs)) + " (" +
-                  std::to_string(s->kernels) + " kernels, " + std::to_string(s->copies) + " copies)" +
-                  (timed.sampled() ? " " + timed.inWindows() : "") +
-                  " but overlapped the other streams for only " + share +
-                  " of that time: its work ran when nothing else did, so the side stream bought "
-                  "no concurrency; queue independent work on another stream at the same time "
-                  "(and make sure the host is not waiting in between)";
-      f.properties = {{"stream", s->label()},
-                      {"device", so.device},
-                      {"busyMicros", double(so.busyNs) / 1e3},
-                      {"overlappedMicros", double(so.overlappedNs) / 1e3},
-                      {"overlapShare", so.share()},
-                      {"kernels", s->kernels},
-                      {"copies", s->copies},
-                      {"pid", t.pid},
-                      {"costMicros", double(so.busyNs - so.overlappedNs) / 1e3}};
-      if (main) f.properties["mainStream"] = main->label();
-      timed.describe(f.properties);
-      out.push_back(std::move(f));
+      int loc = mainSource(t, *s);
+      bool located = loc >= 0 && t.locations[loc].line > 0;  // one without a line stays alone
+      auto [at, fresh] = byLoc.emplace(located ? loc : -2 - int(groups.size()), groups.size());
+      if (fresh) groups.push_back({loc, {}, so.device, main ? main->label() : ""});
+      LineGroup& g = groups[at->second];
+      g.streams.push_back(s->label());
+      g.busyNs += so.busyNs;
+      g.overlappedNs += so.overlappedNs;
+      g.kernels += s->kernels;
+      g.copies += s->copies;
     }
+    for (const auto& g : groups) out.push_back(findingOf(t, g));
   }
-  mergeSameLine(out);
   return out;
 }
 

@@ -1,9 +1,7 @@
 // Shared by the fuzz targets: the input as a file (the parsers under test read files, as the
 // CLI does), in one private directory per process, and quiet standard streams.
 #pragma once
-#include <fcntl.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <fstream>

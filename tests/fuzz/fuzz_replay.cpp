@@ -1,8 +1,6 @@
 // Runs a fuzz target over files and directories of inputs without libFuzzer (any compiler): the
 // CI replay of tests/fuzz/corpus/ and of the regression inputs make_inputs.py writes.
 //   fuzz_replay_<target> [--suffix .py] PATH...   (--suffix: only such files of the directories)
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
