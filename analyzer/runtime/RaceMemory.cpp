@@ -11,6 +11,8 @@ namespace {
 // against one fresh allocation); an access can be judged against a block a little more than that
 // early or late.
 constexpr uint64_t kSlackNs = 2000;
+// How far apart the two clocks were seen at worst (find: which of two blocks a read belongs to).
+constexpr uint64_t kSkewNs = 20000;
 
 bool isAlloc(slog::Api a) {
   auto c = slog::apiClass(a);
@@ -40,8 +42,9 @@ RaceMemory::RaceMemory(const ProcessLog& log, const ProcessTimeline& t) {
     error_ = "a Python process without the caching allocator's trace (did it end with os._exit, or "
              "run without `streamlint run --sanitize`?): its launches cannot be placed in tensors";
   else if (usesCachingAllocator(log))
-    error_ = "a LibTorch program: its tensors live in the caching allocator's segments, whose blocks "
-             "are not traced for native programs yet, so its launches cannot be placed in tensors";
+    error_ = "a LibTorch program without the caching allocator's trace (a LibTorch whose "
+             "torch::cuda::_record_memory_history streamlint does not know, or it ended without exit()): "
+             "its tensors live in the allocator's segments, so its launches cannot be placed in tensors";
   else fromAllocations(t);
   for (size_t i = 0; i < units_.size(); ++i) {
     byAlloc_.push_back(int(i));
@@ -84,7 +87,7 @@ void RaceMemory::calibrate(const ProcessLog& log, const ProcessTimeline& t) {
     int64_t d = k * kStepNs;  // the trace moved by d = the accesses moved by -d
     resetSweep();
     size_t hits = 0;
-    for (const auto& [ns, w] : sample) hits += find(w, uint64_t(int64_t(ns) - d)) >= 0;
+    for (const auto& [ns, w] : sample) hits += find(w, uint64_t(int64_t(ns) - d), kAnyStream) >= 0;
     if (hits > bestHits) { bestHits = hits; run = 0; bestRun = 0; }
     if (hits == bestHits) {  // the middle of the best plateau
       if (run == 0) runStart = d;
@@ -106,6 +109,7 @@ void RaceMemory::calibrate(const ProcessLog& log, const ProcessTimeline& t) {
 void RaceMemory::resetSweep() {
   nextAlloc_ = nextFree_ = 0;
   live_.clear();
+  replaced_.clear();
 }
 
 void RaceMemory::fromBlocks(const ProcessLog& log, const ProcessTimeline& t) {
@@ -184,7 +188,8 @@ void RaceMemory::advance(uint64_t ns) {
     const MemUnit& u = units_[i];
     uint64_t born = u.allocNs - std::min(u.allocNs, u.block ? kSlackNs : 0);
     if (born > ns) break;
-    live_[u.lo] = i;  // a unit born later at the same address replaces the older one
+    auto [at, fresh] = live_.try_emplace(u.lo, i);  // a unit born later at the same address
+    if (!fresh) replaced_[u.lo] = at->second, at->second = i;  // replaces the older one
     ++nextAlloc_;
   }
   while (nextFree_ < byFree_.size()) {
@@ -197,7 +202,7 @@ void RaceMemory::advance(uint64_t ns) {
   }
 }
 
-int RaceMemory::find(uint64_t addr, uint64_t ns) {
+int RaceMemory::find(uint64_t addr, uint64_t ns, uint64_t stream) {
   if (!usable()) return -1;
   advance(ns);
   auto it = live_.upper_bound(addr);
@@ -205,6 +210,20 @@ int RaceMemory::find(uint64_t addr, uint64_t ns) {
   --it;
   const MemUnit& u = units_[it->second];
   if (addr < u.lo || addr >= u.hi) return -1;
+  // Inside the slack, before its allocation's time: the block or the one it replaced? The
+  // allocator hands a block out for work on its stream, so a launch on another stream is the
+  // older block's last use (the H200: a side stream's read 1.5 us before the free, placed after
+  // the reuse's allocation by the clocks' error, read as the new tensor's producer).
+  // Seen on the H200 with the old block freed up to 2.3 us "before" the read: the clocks' error
+  // can exceed the slack, so the older block is looked up over a wider window, and with none an
+  // access on another stream is left out rather than made the new block's producer.
+  if (u.block && ns < u.allocNs && stream != kAnyStream && u.stream != stream) {
+    auto r = replaced_.find(u.lo);
+    if (r == replaced_.end()) return -1;
+    const MemUnit& old = units_[r->second];
+    bool near = !old.freeNs || ns <= old.freeNs + kSkewNs;
+    return addr >= old.lo && addr < old.hi && near ? r->second : -1;
+  }
   // Unfreed units can outlive a newer one at another address that covers them (a trace whose
   // frees were cut off): the sweep keeps the last born at each start, which is enough here.
   return it->second;

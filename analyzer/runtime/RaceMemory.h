@@ -29,7 +29,10 @@ class RaceMemory {
   const std::string& error() const { return error_; }
   // The unit holding `addr` at host time `ns`, or -1. Calls come in time order: the units live
   // at `ns` are kept by a sweep over their allocations and frees (O(log n) per lookup).
-  int find(uint64_t addr, uint64_t ns);
+  // `stream` (the accessing stream's handle) settles the slack window between a block and the
+  // one the allocator handed its memory to next (see find).
+  int find(uint64_t addr, uint64_t ns, uint64_t stream);
+  static constexpr uint64_t kAnyStream = ~0ull;  // find without the stream's say
   const MemUnit& unit(int i) const { return units_[i]; }
   bool blocks() const { return blocks_; }
   uint64_t traceBeginNs() const { return traceBeginNs_; }
@@ -45,6 +48,7 @@ class RaceMemory {
   std::vector<int> byAlloc_, byFree_;  // unit ids by allocation and by free time (freed ones)
   size_t nextAlloc_ = 0, nextFree_ = 0;
   std::map<uint64_t, int> live_;       // lo -> the unit born last at lo, alive at the sweep's time
+  std::map<uint64_t, int> replaced_;   // lo -> the unit the one born last at lo replaced
   bool blocks_ = false;
   uint64_t traceBeginNs_ = 0;  // the allocator trace's oldest entry: earlier blocks are unknown
   int64_t shiftNs_ = 0;

@@ -264,7 +264,7 @@ void Checker::call(int i, const HostCall& c) {
 
 void Checker::access(int i, int s, const Vc& clock, uint64_t addr, uint64_t ns, bool write) {
   if (inGap_ || !addr) return;
-  int u = mem_.find(addr, ns);
+  int u = mem_.find(addr, ns, handles_[s]);
   if (u < 0) return;
   ++accesses_;
   Shadow& sh = shadow_[u];

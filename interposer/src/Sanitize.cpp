@@ -179,21 +179,15 @@ void sanitizeAfter(ThreadState* ts, const slog::ApiRecord* r, slog::ApiClass cls
   }
 }
 
-}  // namespace sl::ip
-
-// The caching allocator's trace, handed over by the Python side (python/sitecustomize.py) at
-// exit: n entries of six words (action, addr, size, stream, device, realtime ns).
-extern "C" __attribute__((visibility("default"))) int streamlint_block_trace(const uint64_t* e, size_t n) {
-  using namespace sl::ip;
-  if (!g_sanitize || !e) return -1;
+void writeBlockTrace(const uint64_t* e, size_t n) {
   constexpr size_t kBatch = 1024;
-  sl::slog::BlockRecord batch[kBatch];
+  slog::BlockRecord batch[kBatch];
   size_t k = 0;
   for (size_t i = 0; i < n; ++i, e += 6) {
     auto& b = batch[k++];
-    b = sl::slog::BlockRecord{};
-    b.h = {sl::slog::RecType::Block, uint16_t(sizeof b)};
-    b.action = sl::slog::BlockAction(e[0]);
+    b = slog::BlockRecord{};
+    b.h = {slog::RecType::Block, uint16_t(sizeof b)};
+    b.action = slog::BlockAction(e[0]);
     b.addr = e[1];
     b.size = e[2];
     b.stream = e[3];
@@ -201,5 +195,14 @@ extern "C" __attribute__((visibility("default"))) int streamlint_block_trace(con
     b.realtimeNs = e[5];
     if (k == kBatch || i + 1 == n) { writeDirect(batch, k * sizeof b); k = 0; }
   }
+}
+
+}  // namespace sl::ip
+
+// The caching allocator's trace, handed over by the Python side (python/sitecustomize.py) at
+// exit: n entries of six words (action, addr, size, stream, device, realtime ns).
+extern "C" __attribute__((visibility("default"))) int streamlint_block_trace(const uint64_t* e, size_t n) {
+  if (!sl::ip::g_sanitize || !e) return -1;
+  sl::ip::writeBlockTrace(e, n);
   return 0;
 }

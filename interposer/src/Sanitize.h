@@ -42,4 +42,9 @@ void collectiveAfter(ThreadState* ts, const slog::ApiRecord* r);
 // After a hooked call's record was committed (`r`, or nullptr when it was dropped).
 void sanitizeAfter(ThreadState* ts, const slog::ApiRecord* r, slog::ApiClass cls, int rc);
 
+// The caching allocator's trace into the log: n entries of six words (action, addr, size,
+// stream, device, realtime ns), from the Python side (streamlint_block_trace) or LibTorch's
+// snapshot at exit (LibTorchBlocks.cpp).
+void writeBlockTrace(const uint64_t* e, size_t n);
+
 }  // namespace sl::ip

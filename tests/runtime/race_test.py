@@ -33,6 +33,9 @@ EXPECTED = {
     "fixed/missing_join.py": None,
     "fixed/missing_record_stream.py": None,
     "fixed/missing_event_wait.cu": None,
+    # LibTorch C++ (examples/races/libtorch, one source; FIXED builds the fixed one)
+    "libtorch/missing_record_stream.cpp": ("missing-record-stream", 23, 29),
+    "libtorch/fixed/missing_record_stream.cpp": None,
 }
 
 
@@ -83,6 +86,15 @@ def fixture_logs(tmp):
     for kind in ("bad", "fixed"):
         for ex in ("missing_join", "missing_record_stream", "collective_without_wait"):
             expect(f"{kind}/{ex}.py", races(os.path.join(FIX, f"h200-{kind}-{ex}.slog")))
+    # A recording where the allocator's clock ran 2.3 us behind the launches': the side stream's
+    # read of the freed tensor fell after the reuse's allocation (it was read as a missing join).
+    expect("bad/missing_record_stream.py", races(os.path.join(FIX, "h200-bad-missing_record_stream-skew.slog")))
+    # LibTorch C++ through its allocator trace (without the program's debug info: kinds only).
+    bad = races(os.path.join(FIX, "h200-bad-libtorch_missing_record_stream.slog"))
+    check(bad and all(f["properties"]["kind"] == "missing-record-stream" for f in bad),
+          f"LibTorch bad: only missing-record-stream expected, got {[f['properties']['kind'] for f in bad]}")
+    expect("libtorch/fixed/missing_record_stream.cpp",
+           races(os.path.join(FIX, "h200-fixed-libtorch_missing_record_stream.slog")))
     cuda = os.path.join(FIX, "h200-bad-missing_event_wait.slog")
     sym = ("--symbols", os.path.join(FIX, "bin"))  # the programs, built with -g on the H200
     expect("bad/missing_event_wait.cu", races(cuda, *sym))
@@ -233,6 +245,25 @@ def gpu_examples(tmp):
             exe = os.path.join(tmp, kind + "_cu")
             subprocess.run([nvcc, "-g", "-O0", "-cudart", "shared", *flags, "-o", exe, src], check=True)
             expect(f"{kind}/missing_event_wait.cu", races(record(tmp, kind + "-cu", [exe])))
+    libtorch_examples(tmp)
+
+
+def libtorch_examples(tmp):
+    """The LibTorch program's race, seen through LibTorch's allocator trace (torch's CMake config)."""
+    p = subprocess.run([sys.executable, "-c", "import torch, os; print(torch.utils.cmake_prefix_path); "
+                        "print(os.path.join(os.path.dirname(torch.__file__), 'lib'))"], capture_output=True, text=True)
+    if p.returncode != 0 or shutil.which("cmake") is None:
+        print("libtorch examples skipped: no torch or cmake")
+        return
+    prefix, lib = p.stdout.split()
+    build = os.path.join(tmp, "build-libtorch")
+    subprocess.run(["cmake", "-S", os.path.join(EXAMPLES, "libtorch"), "-B", build, "-DCMAKE_PREFIX_PATH=" + prefix,
+                    "-DCMAKE_BUILD_TYPE=RelWithDebInfo"], check=True, capture_output=True)
+    subprocess.run(["cmake", "--build", build, "-j", str(os.cpu_count() or 2)], check=True, capture_output=True)
+    os.environ["LD_LIBRARY_PATH"] = lib + ":" + os.environ.get("LD_LIBRARY_PATH", "")
+    for kind, name in (("bad", "libtorch/missing_record_stream.cpp"), ("fixed", "libtorch/fixed/missing_record_stream.cpp")):
+        exe = os.path.join(build, "missing_record_stream_" + kind)
+        expect(name, races(record(tmp, "libtorch-" + kind, [exe])))
 
 
 def main():
