@@ -11,8 +11,8 @@ namespace {
 // against one fresh allocation); an access can be judged against a block a little more than that
 // early or late.
 constexpr uint64_t kSlackNs = 2000;
-// How far apart the two clocks were seen at worst (find: which of two blocks a read belongs to).
-constexpr uint64_t kSkewNs = 20000;
+// How far apart the two clocks can be (find: which of two blocks an access belongs to).
+constexpr uint64_t kSkewNs = 50000;
 
 bool isAlloc(slog::Api a) {
   auto c = slog::apiClass(a);
@@ -61,6 +61,7 @@ RaceMemory::RaceMemory(const ProcessLog& log, const ProcessTimeline& t) {
     return units_[a].freeNs + slack(units_[a]) < units_[b].freeNs + slack(units_[b]);
   });
   if (blocks_) calibrate(log, t);
+  touched_.assign(units_.size(), false);
 }
 
 // The allocator's clock agrees with the recorder's only to within a few hundred microseconds
@@ -210,20 +211,22 @@ int RaceMemory::find(uint64_t addr, uint64_t ns, uint64_t stream) {
   --it;
   const MemUnit& u = units_[it->second];
   if (addr < u.lo || addr >= u.hi) return -1;
-  // Inside the slack, before its allocation's time: the block or the one it replaced? The
-  // allocator hands a block out for work on its stream, so a launch on another stream is the
-  // older block's last use (the H200: a side stream's read 1.5 us before the free, placed after
-  // the reuse's allocation by the clocks' error, read as the new tensor's producer).
-  // Seen on the H200 with the old block freed up to 2.3 us "before" the read: the clocks' error
-  // can exceed the slack, so the older block is looked up over a wider window, and with none an
-  // access on another stream is left out rather than made the new block's producer.
-  if (u.block && ns < u.allocNs && stream != kAnyStream && u.stream != stream) {
+  // The block or the one it replaced? The two clocks disagree by tens of microseconds (the
+  // allocator's drifts from its start; 2.3 and 21 us seen on the H200), more than lies between a
+  // side stream's last read of a tensor, its free and the reuse of its memory. The allocator hands
+  // a block out for work on its stream, so the block's first access comes from that stream: a
+  // first access from another stream soon after the block's birth, where another block lay just
+  // before, is that block's last use (else, inside the slack, nobody's), not the new producer.
+  if (u.block && stream != kAnyStream && u.stream != stream && !touched_[size_t(it->second)] &&
+      ns < u.allocNs + kSkewNs) {
     auto r = replaced_.find(u.lo);
-    if (r == replaced_.end()) return -1;
-    const MemUnit& old = units_[r->second];
-    bool near = !old.freeNs || ns <= old.freeNs + kSkewNs;
-    return addr >= old.lo && addr < old.hi && near ? r->second : -1;
+    if (r != replaced_.end()) {
+      const MemUnit& old = units_[r->second];
+      if (addr >= old.lo && addr < old.hi && (!old.freeNs || ns <= old.freeNs + 2 * kSkewNs)) return r->second;
+    }
+    if (ns < u.allocNs) return -1;
   }
+  if (stream != kAnyStream) touched_[size_t(it->second)] = true;
   // Unfreed units can outlive a newer one at another address that covers them (a trace whose
   // frees were cut off): the sweep keeps the last born at each start, which is enough here.
   return it->second;

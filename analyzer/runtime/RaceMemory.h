@@ -49,6 +49,7 @@ class RaceMemory {
   size_t nextAlloc_ = 0, nextFree_ = 0;
   std::map<uint64_t, int> live_;       // lo -> the unit born last at lo, alive at the sweep's time
   std::map<uint64_t, int> replaced_;   // lo -> the unit the one born last at lo replaced
+  std::vector<bool> touched_;          // per unit: found by an access already
   bool blocks_ = false;
   uint64_t traceBeginNs_ = 0;  // the allocator trace's oldest entry: earlier blocks are unknown
   int64_t shiftNs_ = 0;

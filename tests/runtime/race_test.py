@@ -86,9 +86,10 @@ def fixture_logs(tmp):
     for kind in ("bad", "fixed"):
         for ex in ("missing_join", "missing_record_stream", "collective_without_wait"):
             expect(f"{kind}/{ex}.py", races(os.path.join(FIX, f"h200-{kind}-{ex}.slog")))
-    # A recording where the allocator's clock ran 2.3 us behind the launches': the side stream's
-    # read of the freed tensor fell after the reuse's allocation (it was read as a missing join).
-    expect("bad/missing_record_stream.py", races(os.path.join(FIX, "h200-bad-missing_record_stream-skew.slog")))
+    # Recordings where the allocator's clock ran 2.3 and 21 us ahead of the launches': the side
+    # stream's read of the freed tensor fell after the reuse's allocation (read as a missing join).
+    for skew in ("skew", "skew21us"):
+        expect("bad/missing_record_stream.py", races(os.path.join(FIX, f"h200-bad-missing_record_stream-{skew}.slog")))
     # LibTorch C++ through its allocator trace (without the program's debug info: kinds only).
     bad = races(os.path.join(FIX, "h200-bad-libtorch_missing_record_stream.slog"))
     check(bad and all(f["properties"]["kind"] == "missing-record-stream" for f in bad),
