@@ -265,6 +265,9 @@ void writeRaceSummary(std::ostream& os, const RaceCheckSummary& r, OutputOptions
   if (r.gaps)
     os << "; " << r.gaps << " windows (" << humanTime(double(r.gapNs))
        << ") lost records (ring full) and were not judged (raise SL_RING_KB)";
+  if (r.unrecordedLaunches)
+    os << "; " << r.unrecordedLaunches << " launches fell outside the --sanitize-sample windows, so "
+       << r.unknownBlocks << " blocks first used around them were not judged";
   os << "\n";
   if (r.gaps) out.inputErrors.push_back(std::to_string(r.gaps) + " sanitize windows lost records: no SL904 judged there");
 }

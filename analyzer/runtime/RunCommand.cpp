@@ -28,8 +28,8 @@ namespace sl::runtime {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: streamlint run [--out DIR] [--sanitize] [--gpu-timing MODE] [--gpu-sample ON/EVERY]\n"
-    "                      [--gpu-first DURATION] -- COMMAND [ARGS...]\n"
+    "usage: streamlint run [--out DIR] [--sanitize [--sanitize-sample ON/EVERY]] [--gpu-timing MODE]\n"
+    "                      [--gpu-sample ON/EVERY] [--gpu-first DURATION] -- COMMAND [ARGS...]\n"
     "  Runs COMMAND with libstreamlint_interposer.so preloaded; each process that uses CUDA\n"
     "  writes DIR/<host>-<pid>.slog (DIR defaults to ./streamlint-logs).\n"
     "  Every CUDA call is recorded on the host. GPU timing (CUPTI: kernels, copies, sets) costs\n"
@@ -39,8 +39,11 @@ constexpr const char* kUsage =
     "    --gpu-timing off       host calls only\n"
     "    --gpu-sample ON/EVERY  sampled windows, e.g. 100ms/2s;  --gpu-first DURATION, e.g. 10s\n"
     "  --sanitize               also record what SL904 (stream races) needs: each launch's device\n"
-    "                           pointers, the caching allocator's blocks (Python), lost-record\n"
+    "                           pointers, the caching allocator's blocks (Python, LibTorch), lost-record\n"
     "                           windows; larger rings (SL_RING_KB=4096 unless set)\n"
+    "    --sanitize-sample ON/EVERY  long runs: launches' pointers only during ON of every EVERY\n"
+    "                           (e.g. 100ms/2s); ordering calls, copies and blocks throughout; blocks\n"
+    "                           first used outside a window are not judged\n"
     "  Then: streamlint report DIR\n";
 
 // The logs in `dir` and their modification times. Compared before and after the run: a process
@@ -93,6 +96,9 @@ const Option kOptions[] = {
      [](const std::string& v) { slog::GpuTiming t; return slog::parseGpuTiming(v.c_str(), t); },
      "sampled, always or off"},
     {"--gpu-sample", "SL_GPU_SAMPLE",
+     [](const std::string& v) { slog::GpuSample s; return slog::parseSample(v.c_str(), s); },
+     "ON/EVERY with 0 < ON < EVERY, e.g. 100ms/2s"},
+    {"--sanitize-sample", "SL_SANITIZE_SAMPLE",
      [](const std::string& v) { slog::GpuSample s; return slog::parseSample(v.c_str(), s); },
      "ON/EVERY with 0 < ON < EVERY, e.g. 100ms/2s"},
     {"--gpu-first", "SL_GPU_FIRST", [](const std::string& v) { uint64_t ns; return slog::parseDuration(v.c_str(), ns); },
@@ -159,6 +165,11 @@ int runMain(const std::vector<std::string>& args) {
     else out = v;
   }
   if (i >= args.size()) { std::cerr << "streamlint run: no command given\n" << kUsage; return 2; }
+  for (const auto& [name, v] : env)
+    if (!sanitize && std::string(name) == "SL_SANITIZE_SAMPLE") {
+      std::cerr << "streamlint run: --sanitize-sample samples --sanitize's recording: give --sanitize too\n";
+      return 2;
+    }
 
   std::string lib = findInterposer();
   char real[PATH_MAX];

@@ -16,6 +16,8 @@ struct RaceCheckSummary {
   size_t accesses = 0;           // unit accesses checked
   size_t gaps = 0;               // windows with lost records: nothing judged there
   uint64_t gapNs = 0;
+  size_t unrecordedLaunches = 0;  // launches outside --sanitize-sample windows (no footprint)
+  size_t unknownBlocks = 0;       // blocks not judged: their first use may be such a launch
   std::vector<std::string> notJudged;  // "<log>: why"
 };
 

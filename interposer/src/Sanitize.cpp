@@ -10,6 +10,7 @@
 #include <new>
 
 #include "RealDlsym.h"
+#include "streamlint/GpuTimingSpec.h"
 
 namespace sl::ip {
 
@@ -150,10 +151,28 @@ void writeFootprint(ThreadState* ts, uint64_t corr) {
 
 }  // namespace
 
+// Sampled footprints (SL_SANITIZE_SAMPLE=ON/EVERY, `run --sanitize-sample`): launches record
+// where they go only during ON of every EVERY from the recorder's start. Ordering calls, copies,
+// sets and the allocator's trace are recorded throughout; the report judges only blocks whose
+// first use fell in a window (a launch without its footprint may have been their producer).
+uint64_t g_sampleOnNs = 0, g_sampleEveryNs = 0, g_sampleStartNs = 0;
+
 void sanitizeConfig() {
   const char* v = getenv("SL_SANITIZE");
   g_sanitize = v && *v && *v != '0';
+  slog::GpuSample s;
+  if (const char* w = getenv("SL_SANITIZE_SAMPLE"); g_sanitize && w && *w) {
+    if (slog::parseSample(w, s)) g_sampleOnNs = s.onNs, g_sampleEveryNs = s.everyNs, g_sampleStartNs = nowNs();
+    else notice("sanitize-sample", "SL_SANITIZE_SAMPLE=%s is not ON/EVERY with 0 < ON < EVERY (e.g. 100ms/2s): "
+                "every launch is recorded", w);
+  }
 }
+
+namespace {
+bool footprintWindow() {
+  return !g_sampleEveryNs || (nowNs() - g_sampleStartNs) % g_sampleEveryNs < g_sampleOnNs;
+}
+}  // namespace
 
 void sanitizeAfter(ThreadState* ts, const slog::ApiRecord* r, slog::ApiClass cls, int rc) {
   using C = slog::ApiClass;
@@ -174,7 +193,7 @@ void sanitizeAfter(ThreadState* ts, const slog::ApiRecord* r, slog::ApiClass cls
     else if (!r) widen(0, ~0ull);  // an allocation we did not see: filter nothing out from now on
   }
   if (cls == C::Launch) {
-    if (r) writeFootprint(ts, r->corr);
+    if (r && footprintWindow()) writeFootprint(ts, r->corr);
     t_launch = {};
   }
 }

@@ -146,6 +146,66 @@ def with_gap(src, dst, from_ns, to_ns):
     with_record(src, dst, struct.pack("<HHIQQQ", 12, 32, 0, 1, from_ns, to_ns))
 
 
+def without_footprints(src, dst, keep_every):
+    """A copy of the log `src` where only every keep_every-th launch kept its footprint
+    (AccessRecord), as --sanitize-sample leaves them; the chunks' checksums redone. Returns how
+    many footprints were dropped."""
+    import struct
+    data = open(src, "rb").read()
+    off = struct.unpack_from("<I", data, 12)[0]
+    out, n, dropped = bytearray(data[:off]), 0, 0
+    while off + 16 <= len(data):
+        magic, size, _, tid = struct.unpack_from("<IIII", data, off)
+        body, p, kept = data[off + 16:off + 16 + size], 0, bytearray()
+        while p + 4 <= len(body):
+            rtype, rbytes = struct.unpack_from("<HH", body, p)
+            if rbytes == 0:
+                kept += body[p:]
+                break
+            n += rtype == 11
+            if rtype == 11 and n % keep_every:
+                dropped += 1
+            else:
+                kept += body[p:p + rbytes]
+            p += rbytes
+        kept = bytes(kept)
+        out += struct.pack("<IIII", magic, len(kept), fnv1a32(kept), tid) + kept
+        off += 16 + size
+    open(dst, "wb").write(out)
+    return dropped
+
+
+def fixture_sampled(tmp):
+    """Launches without footprints (outside --sanitize-sample windows): the report says how many
+    and how many blocks it could not judge; whatever it still finds is the example's race."""
+    for keep in (2, 3):
+        log = os.path.join(tmp, f"sampled{keep}.slog")
+        dropped = without_footprints(os.path.join(FIX, "h200-bad-missing_record_stream.slog"), log, keep)
+        p = subprocess.run([A.streamlint, "report", log, "--format", "json"], capture_output=True, text=True)
+        found = [f for f in json.loads(p.stdout)["findings"] if f["rule"] == "SL904"]
+        check(f"{dropped} launches fell outside the --sanitize-sample windows" in p.stderr,
+              f"keep 1 in {keep}: the report must count the {dropped} launches without footprints: {p.stderr}")
+        check(all(f["properties"]["kind"] == "missing-record-stream" for f in found),
+              f"keep 1 in {keep}: only the example's race may remain: {[f['properties']['kind'] for f in found]}")
+
+
+def gpu_sampled(tmp):
+    """--sanitize-sample on the H200: a correct side-stream training loop recorded in windows gives
+    no SL904, fewer footprints than launches, and a report that says what was left out."""
+    if not have_gpu():
+        return SKIP
+    ex = os.path.join(EXAMPLES, "fixed", "side_stream_training.py")
+    out = os.path.join(tmp, "sampled")
+    p = subprocess.run([A.streamlint, "run", "--sanitize", "--sanitize-sample", "20ms/100ms", "--out", out, "--",
+                        sys.executable, ex, "--steps", "300"], capture_output=True, text=True)
+    check(p.returncode == 0, f"sampled run exited {p.returncode}: {p.stderr}")
+    r = subprocess.run([A.streamlint, "report", out, "--format", "json"], capture_output=True, text=True)
+    found = [f for f in json.loads(r.stdout)["findings"] if f["rule"] == "SL904"]
+    check(not found, f"no SL904 on the correct loop: {[f['message'] for f in found]}")
+    check("launches fell outside the --sanitize-sample windows" in r.stderr and "SL904 checked" in r.stderr,
+          f"the report must say what the windows left out: {r.stderr}")
+
+
 def fixture_size_capped(tmp):
     """A sanitize log whose tail was cut by SL_MAX_LOG_MB (a trailer saying chunks were capped)
     lost records without gap records: it is not judged, and the report says why."""

@@ -149,6 +149,9 @@ def exit_codes(tmp):
     check(report(fixture).returncode == 1, "findings must exit 1")
     run([A.streamlint, "run"], ok=(2,))
     run([A.streamlint, "run", "--out"], ok=(2,))
+    run([A.streamlint, "run", "--sanitize", "--sanitize-sample", "5ms/1ms", "--", "true"], ok=(2,))
+    p = run([A.streamlint, "run", "--sanitize-sample", "1ms/5ms", "--", "true"], ok=(2,))
+    check("give --sanitize too" in p.stderr, f"--sanitize-sample alone: {p.stderr}")
 
 
 def damaged_logs(tmp):
