@@ -84,7 +84,9 @@ __attribute__((always_inline)) inline const void* stubCaller(ThreadState* ts, vo
 // A scan reads up to 64 KiB of stack; its result is cached per (call site, stack depth): the same
 // path through the library puts the user's return addresses in the same slots, so later calls
 // read those slots (whatever line called now) and check that each still holds a return address
-// into the user's code, else scan again. A thread that never runs the user's code (autograd's
+// into the user's code made by a call to the same function, else scan again: a slot can hold a
+// stale return address (a dead frame of an earlier call), which would place the launch at the
+// earlier call's line (seen on the H200: LibTorch launches from one line attributed to another). A thread that never runs the user's code (autograd's
 // device threads) stops being scanned after kGiveUp scans that found nothing.
 inline bool userFramesFromStack(ThreadState* ts, const TextRanges& text, void* ra, void** frames, int& nf,
                                 const uintptr_t* raSlot) {
@@ -101,7 +103,10 @@ inline bool userFramesFromStack(ThreadState* ts, const TextRanges& text, void* r
   const void* key = mixKey(ra, depth);
   ScanCacheEntry* e = ts->scanCache.find(key);
   bool valid = e != nullptr;
-  for (int i = 0; valid && i < e->n; ++i) valid = isReturnInto(text, raSlot[e->slot[i]]);
+  for (int i = 0; valid && i < e->n; ++i) {
+    uintptr_t v = raSlot[e->slot[i]];
+    valid = isReturnInto(text, v) && directCallee(v) == e->callee[i];
+  }
   if (!valid) {
     size_t words = depth / sizeof(uintptr_t);
     const uintptr_t* at[kCandidates];
@@ -110,13 +115,27 @@ inline bool userFramesFromStack(ThreadState* ts, const TextRanges& text, void* r
     if (n) ts->userSeen = true;
     if (!e) e = ts->scanCache.claim(key);  // a stale entry is refilled, not doubled
     e->n = uint8_t(n);
-    for (int i = 0; i < n; ++i) e->slot[i] = uint16_t(at[i] - raSlot);
+    for (int i = 0; i < n; ++i) e->slot[i] = uint16_t(at[i] - raSlot), e->callee[i] = directCallee(*at[i]);
   }
   if (!e->n) return false;
   frames[0] = ra;
   for (int i = 0; i < e->n; ++i) frames[1 + i] = reinterpret_cast<void*>(raSlot[e->slot[i]]);
   nf = 1 + e->n;
   return true;
+}
+
+// Zeroes n words of a stack array with stores the compiler cannot drop as dead.
+inline void scrub(void** words, int n) {
+  for (int i = 0; i < n; ++i) static_cast<void* volatile*>(words)[i] = nullptr;
+}
+
+// backtrace() leaves the return addresses it walked in the unwinder's dead frames below ours;
+// they are wiped too (a few KiB, only after a backtrace, which is rare: blocking calls and the
+// first launch of a site).
+__attribute__((noinline)) inline void scrubBelow() {
+  uint64_t pad[1024];
+  __builtin_memset(pad, 0, sizeof pad);
+  asm volatile("" : : "r"(pad) : "memory");  // the stores are the point: keep them
 }
 
 template <class Fn, class Fill, class... A>
@@ -154,6 +173,7 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
   } else if (blocksHost(cls)) {
     // The call blocked anyway; a backtrace lets the report walk out of torch/cudart frames.
     int n = backtrace(frames, slog::kMaxFrames + 1);
+    scrubBelow();
     if (n > 1) {
       memmove(frames, frames + 1, sizeof(void*) * (n - 1));  // drop our own frame
       nf = n - 1;
@@ -169,6 +189,7 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
     StackCacheEntry* e = ts->stackCache.find(key);
     if (!e) {
       int n = backtrace(frames, slog::kMaxFrames + 1);
+      scrubBelow();
       e = ts->stackCache.claim(key);
       e->n = n > 1 ? uint8_t(n - 1) : 0;
       if (e->n) memcpy(e->frames, frames + 1, sizeof(void*) * e->n);
@@ -202,6 +223,10 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
     commit(ts, bytes);
     written = r;
   }
+  // The user's return addresses must not outlive this call on the stack: a later call whose
+  // library path is deeper runs its library frames over this spot, and its stack scan would take
+  // them for its own (a LibTorch launch from line 23 placed at line 16, the previous launch's).
+  scrub(frames, nf);
   // Sanitize mode: the launch's footprint, allocation spans, lost-record windows (Sanitize.h).
   if (__builtin_expect(g_sanitize, 0)) sanitizeAfter(ts, written, cls, int(rc));
   if (cls == slog::ApiClass::Collective) collectiveAfter(ts, written);  // NCCL (rare calls)

@@ -56,6 +56,7 @@ struct ScanCacheEntry {
   const void* key = nullptr;  // a library's call site and the stack depth at the hook
   uint8_t n = 0;              // user frames found (0: none)
   uint16_t slot[4] = {};      // where, in words above the hook's return-address slot
+  uintptr_t callee[4] = {};   // the direct call before each return address (0: indirect)
 };
 
 // A kernel's parameter sizes (sanitize mode: Sanitize.cpp), in bytes, capped at 65535.

@@ -48,6 +48,16 @@ inline bool isReturnInto(const TextRanges& text, uintptr_t a) {
   return text.contains(a) && callPrecedes(text, a);
 }
 
+// What the call before return address `ra` called when it is a direct call (E8 rel32), else 0.
+// Only for an `ra` isReturnInto accepted (its bytes are in the user's text).
+inline uintptr_t directCallee(uintptr_t ra) {
+  const auto* b = reinterpret_cast<const uint8_t*>(ra);
+  if (b[-5] != 0xE8) return 0;
+  int32_t rel;
+  __builtin_memcpy(&rel, b - 4, 4);
+  return ra + uintptr_t(intptr_t(rel));
+}
+
 // The calling thread's stack: [lo, hi), hi its highest address. False when unknown.
 bool stackBounds(uintptr_t& lo, uintptr_t& hi);
 

@@ -302,6 +302,21 @@ def stub_sites(tmp):
         check(all(f == frames[i % 2] for i, f in enumerate(frames)), f"{prog}: launch sites mixed up")
 
 
+def stale_frames(tmp):
+    """A library's launch from a deep call path runs its frames over the stack where an earlier,
+    shallower launch's hook kept the user's return addresses: the stack scan must find the deep
+    launch's own caller (main's second call), not that residue (main's first call)."""
+    out = os.path.join(tmp, "stale")
+    sl_run(out, [os.path.join(A.bindir, "sl_stale_frames")])
+    (log,) = logs_in(out)
+    frames = launch_frames(log)
+    check(len(frames) == 6, f"6 launches expected, {len(frames)} recorded")
+    user = [f[1] if len(f) > 1 else None for f in frames]  # the first user frame after the call site
+    check(user[0] and user[1] and user[0] != user[1],
+          f"the shallow and the deep launch were placed at one caller: {[hex(u or 0) for u in user[:2]]}")
+    check(all(u == user[i % 2] for i, u in enumerate(user)), f"launch sites mixed up: {[hex(u or 0) for u in user]}")
+
+
 def python_fork(tmp):
     """A forked Python child that ends with os._exit (as multiprocessing workers do) writes its
     own complete log, with its own lines."""
@@ -536,7 +551,7 @@ def gpu_injection(tmp):
 
 
 SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, generated_code, sarif, exit_codes, damaged_logs, fork_child, run_killed,
-                                     sigterm, python_fork, threads, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, stub_sites, fixture_timing,
+                                     sigterm, python_fork, threads, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, stub_sites, stale_frames, fixture_timing,
                                      fixture_driver_level, fixture_profiler, fixture_injection, gpu_timing, gpu_profiler,
                                      gpu_sampled, gpu_native_sites, gpu_graph_capture, gpu_injection,
                                      gpu_libtorch_sites]}
