@@ -130,10 +130,10 @@ inline void scrub(void** words, int n) {
 }
 
 // backtrace() leaves the return addresses it walked in the unwinder's dead frames below ours;
-// they are wiped too (a few KiB, only after a backtrace, which is rare: blocking calls and the
+// they are wiped too (4 KiB, only after a backtrace, which is rare: blocking calls and the
 // first launch of a site).
 __attribute__((noinline)) inline void scrubBelow() {
-  uint64_t pad[1024];
+  uint64_t pad[512];  // 4 KiB: the unwinder's frames (contexts, frame state) fit in it
   __builtin_memset(pad, 0, sizeof pad);
   asm volatile("" : : "r"(pad) : "memory");  // the stores are the point: keep them
 }
