@@ -1,0 +1,36 @@
+#include "python/PyLoopClosures.h"
+
+#include <string>
+#include <unordered_map>
+
+namespace sl::py {
+
+void markLoopClosures(model::Module& m) {
+  std::unordered_map<std::string, model::Function*> byName;
+  for (auto& f : m.functions) byName.emplace(f.name, &f);
+  // "outer.inner" is a closure when "outer" is a function ("Class.method" is a method: no
+  // function is named "Class").
+  auto closure = [&](const std::string& name) -> model::Function* {
+    size_t dot = name.rfind('.');
+    if (dot == std::string::npos || !byName.count(name.substr(0, dot))) return nullptr;
+    auto it = byName.find(name);
+    return it == byName.end() ? nullptr : it->second;
+  };
+  for (const auto& f : m.functions) {
+    if (!f.deliberate.empty()) continue;
+    for (const auto& e : f.events) {
+      if (e.kind != model::EventKind::Call) continue;
+      int loop = model::enclosingScope(f, e.scope, model::ScopeKind::Loop);
+      if (loop < 0) continue;
+      int guard = model::enclosingScope(f, e.scope, model::ScopeKind::Guarded);
+      if (guard >= 0 && model::scopeWithin(f, guard, loop)) continue;  // `if step % N == 0:`
+      model::Function* g = closure(e.callee);
+      if (!g || g == &f || !g->perIteration.empty() || !g->hot.empty()) continue;
+      std::string caller = f.name.substr(f.name.rfind('.') + 1);  // npos + 1 == 0
+      g->perIteration = "the loop at line " + std::to_string(f.scopes[size_t(loop)].loc.line) + " of `" + caller + "()`";
+      g->perIterationLoop = f.scopes[size_t(loop)].loc;
+    }
+  }
+}
+
+}  // namespace sl::py
