@@ -7,7 +7,7 @@
 #include "python/PyFunctionRoles.h"
 #include "python/PyGrammarGaps.h"
 #include "python/PyLargeLiterals.h"
-#include "python/PyLoopClosures.h"
+#include "python/PyHotClosures.h"
 #include "python/PyLowering.h"
 #include "python/PyParseLimits.h"
 #include "python/PyPrefilter.h"
@@ -96,7 +96,7 @@ class ModuleLowering {
     low.lowerBlock(root);
     for (const auto& [k, f] : low.env()) mc_.globals[k] = f;
     lowerDefinitions(root, "", "");
-    markLoopClosures(m_);
+    markHotClosures(m_);
   }
 
  private:

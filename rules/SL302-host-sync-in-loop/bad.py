@@ -323,3 +323,17 @@ def send_responses(outputs, respond):
         send_all(outputs)
         total = sum(count(i) for i in range(4))
         outputs = respond(None, total)
+
+
+# A closure that forward() calls on every call runs every step, like a helper of the file.
+class SkipOnOverflow(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.found_inf = torch.zeros(1, device="cuda")
+
+    def forward(self, x):
+        def overflowed():
+            return bool(self.found_inf)  # expect: SL302
+
+        skip = overflowed()
+        return x if skip else x * 2

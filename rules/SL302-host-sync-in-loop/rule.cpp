@@ -85,7 +85,7 @@ class HostSyncInLoop : public Rule {
           // No loop in sight, but the function itself runs every step (forward, an optimizer's
           // step, a hook): the same stall, once per step, unless a guard makes it occasional.
           if ((f.hot.empty() && f.perIteration.empty()) || guard >= 0) continue;
-          // A closure called on every iteration of a loop (PyLoopClosures.h): its body is the
+          // A closure called on every iteration of a loop (PyHotClosures.h): its body is the
           // loop's body, an `if` arm of it too; explicit syncs are deliberate there as in a loop.
           if (f.hot.empty()) {
             if (e.sync == model::SyncKind::Allocation && !issuesGpuWork(f, 0)) continue;
