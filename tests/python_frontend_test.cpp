@@ -136,3 +136,36 @@ TEST(PythonFrontend, DeviceNamedCallResultIsADevice) {
   EXPECT_TRUE(contains(d, "host-sync scope=1 on=the current stream api=Tensor.item sync=value-read confidence=medium"))
       << d;
 }
+
+// A nested function calls its siblings by their short names; a closure called in a loop runs
+// per iteration, one called by forward() on every call runs every step (PyHotClosures.h).
+TEST(PythonFrontend, ClosuresCalledPerIterationOrPerStep) {
+  std::string d = lower(
+      "import torch\n"
+      "def run(outs):\n"
+      "  def send(o):\n"
+      "    pass\n"
+      "  def send_all(xs):\n"
+      "    for x in xs:\n"
+      "      send(x)\n"
+      "  def once():\n"
+      "    pass\n"
+      "  send_all(outs)\n"
+      "  once()\n"
+      "class M(torch.nn.Module):\n"
+      "  def forward(self, x):\n"
+      "    def check():\n"
+      "      pass\n"
+      "    def maybe():\n"
+      "      pass\n"
+      "    check()\n"
+      "    if x is None:\n"
+      "      maybe()\n"
+      "    return x\n");
+  EXPECT_TRUE(contains(d, "callee=run.send\n")) << d;
+  EXPECT_TRUE(contains(d, "function run.send @3 per-iteration=the loop at line 6 of `send_all()`")) << d;
+  EXPECT_TRUE(contains(d, "function run.once @8\n")) << d;
+  EXPECT_TRUE(contains(d, "function run.send_all @5\n")) << d;
+  EXPECT_TRUE(contains(d, "function M.forward.check @14 hot=called every step from `forward()`, nn.Module.forward")) << d;
+  EXPECT_TRUE(contains(d, "function M.forward.maybe @16\n")) << d;
+}

@@ -42,6 +42,7 @@ std::string dump(const Module& m) {
   for (const auto& f : m.functions) {
     os << "function " << f.name << " @" << f.loc.line;
     if (!f.hot.empty()) os << " hot=" << f.hot;
+    if (!f.perIteration.empty()) os << " per-iteration=" << f.perIteration;
     if (!f.deliberate.empty()) os << " deliberate=" << f.deliberate;
     os << "\n";
     for (size_t i = 1; i < f.scopes.size(); ++i) {

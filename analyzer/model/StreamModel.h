@@ -171,6 +171,12 @@ struct Function {
   // Hot only because per-step code calls it (a helper of `forward`): what it does on some
   // paths only (lazy initialisation, a cache refilled after an early return) is not per step.
   bool hotViaCaller = false;
+  // A closure its enclosing code calls on every iteration of a loop (`for out in outs:
+  // send(out)` with `def send(o): ...` defined alongside): where, e.g. "the loop at line 976 of
+  // `send_all()`". Its body runs as often as the loop's own, so its implicit syncs stall like
+  // the loop body's (SL302); explicit ones stay deliberate, as in a loop. Empty: not known.
+  std::string perIteration;
+  Loc perIterationLoop;  // that loop's `for`/`while`
   // Python: line of the first `return` inside a branch or loop (0: none). Code after it runs
   // on some calls only (`if cached: return`), which a function without a flow graph cannot say.
   uint32_t firstInnerReturn = 0;

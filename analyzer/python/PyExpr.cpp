@@ -390,8 +390,12 @@ Value Lowerer::evalCall(TSNode call) {
   }
   if (is(fnNode, "identifier")) {
     std::string name(text(fnNode, mc_.src));
-    const bool nested = nested_.count(name) > 0;  // a closure of this function
-    if (nested) name = fn_.name + "." + name;
+    bool nested = nested_.count(name) > 0;  // a closure of this function
+    if (nested) {
+      name = fn_.name + "." + name;
+    } else if (auto it = outerClosures_.find(name); it != outerClosures_.end() && !bound_.count(name)) {
+      name = it->second, nested = true;  // a sibling closure, or one of an enclosing function
+    }
     if (nested || mc_.functions.count(name)) {
       callWork(call, a.pos, name);
       emitCall(call, name, a);

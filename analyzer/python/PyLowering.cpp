@@ -26,6 +26,12 @@ void Lowerer::inherit(const std::unordered_map<std::string, Fact>& outer) {
   }
 }
 
+std::unordered_map<std::string, std::string> Lowerer::closures() const {
+  auto out = outerClosures_;
+  for (const auto& n : nested_) out[n] = fn_.name + "." + n;
+  return out;
+}
+
 std::unordered_map<std::string, Fact> Lowerer::selfFacts() const {
   std::unordered_map<std::string, Fact> out;
   for (const auto& [k, f] : env_)

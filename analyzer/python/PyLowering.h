@@ -91,6 +91,12 @@ class Lowerer {
   void lowerParameters(TSNode params);
   // A nested function (closure, hook) sees what its enclosing function's names held.
   void inherit(const std::unordered_map<std::string, Fact>& outer);
+  // Closures the enclosing function defines (short name -> "outer.inner"): a nested function
+  // calls its siblings by their short names (`def send_all(): for o in outs: send(o)`).
+  void inheritClosures(const std::unordered_map<std::string, std::string>& outer) { outerClosures_ = outer; }
+  // What a function nested in this one can call by short name: this function's closures and
+  // the ones it sees itself.
+  std::unordered_map<std::string, std::string> closures() const;
   // In `forward` of an nn.Module: tensor parameters are the module's inputs, on its device.
   void moduleInputs(TSNode at);
   void lowerBlock(TSNode block);
@@ -181,6 +187,7 @@ class Lowerer {
   std::unordered_set<std::string> loopBound_;  // names bound from a `for` target (loader batches)
   std::unordered_set<std::string> bound_;      // local names assigned in this function
   std::unordered_set<std::string> nested_;     // functions defined in this one (closures)
+  std::unordered_map<std::string, std::string> outerClosures_;  // siblings and outer closures
   bool cpuFunction_ = false;                   // named like CPU code (`*_cpu`, `cpu_*`)
   int cpuBranch_ = 0;                          // inside `if device.type == "cpu":` arms
 };

@@ -7,6 +7,7 @@
 #include "python/PyFunctionRoles.h"
 #include "python/PyGrammarGaps.h"
 #include "python/PyLargeLiterals.h"
+#include "python/PyHotClosures.h"
 #include "python/PyLowering.h"
 #include "python/PyParseLimits.h"
 #include "python/PyPrefilter.h"
@@ -95,6 +96,7 @@ class ModuleLowering {
     low.lowerBlock(root);
     for (const auto& [k, f] : low.env()) mc_.globals[k] = f;
     lowerDefinitions(root, "", "");
+    markHotClosures(m_);
   }
 
  private:
@@ -134,6 +136,7 @@ class ModuleLowering {
     Lowerer low(mc_, f, cls);
     low.lowerParameters(field(def, "parameters"));
     if (outer_) low.inherit(*outer_);
+    if (outerClosures_) low.inheritClosures(*outerClosures_);
     // Inputs of a module's forward (FunctionRoles decided it is one) are on the module's device.
     if (f.hot.find("Module.forward") != std::string::npos) low.moduleInputs(def);
     TSNode body = field(def, "body");
@@ -141,9 +144,13 @@ class ModuleLowering {
     if (!cls.empty())
       for (auto& [k, fact] : low.selfFacts()) mc_.classAttrs[cls].emplace(k, fact);
     auto saved = outer_;
+    auto savedClosures = outerClosures_;
     outer_ = &low.env();
+    const auto closures = low.closures();
+    outerClosures_ = &closures;
     lowerDefinitions(body, name + ".", "");  // nested functions and classes: closures
     outer_ = saved;
+    outerClosures_ = savedClosures;
   }
 
   void lowerDefinitions(TSNode block, const std::string& prefix, const std::string& cls) {
@@ -172,6 +179,7 @@ class ModuleLowering {
   model::Module& m_;
   ModuleContext mc_;
   const std::unordered_map<std::string, Fact>* outer_ = nullptr;  // enclosing function's facts
+  const std::unordered_map<std::string, std::string>* outerClosures_ = nullptr;  // its closures
   FunctionRoles roles_;  // hot functions (run every step), found before lowering
 };
 

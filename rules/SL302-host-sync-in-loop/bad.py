@@ -301,3 +301,39 @@ class MaskedEmbedder(nn.Module):
 def move_batch_to_device(batches, device):
     for b in batches:
         b["ids"] = torch.tensor(b["raw"]).cuda()  # expect: SL302
+
+
+# A closure called on every iteration of a loop is the loop's body under another name: its
+# reads (an `if` arm too) stall once per item (lmdeploy adac4b18: `.tolist()` per output).
+def send_responses(outputs, respond):
+    scores = torch.rand(len(outputs), 8, device="cuda")
+
+    def send(i, out):
+        if out is not None:
+            respond(out, scores[i].tolist())  # expect: SL302
+
+    def send_all(outs):
+        for i, out in enumerate(outs):
+            send(i, out)  # a sibling closure, called per item
+
+    def count(i):
+        return int(scores[i].argmax())  # expect: SL302
+
+    while outputs:
+        send_all(outputs)
+        total = sum(count(i) for i in range(4))
+        outputs = respond(None, total)
+
+
+# A closure that forward() calls on every call runs every step, like a helper of the file.
+class SkipOnOverflow(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.found_inf = torch.zeros(1, device="cuda")
+
+    def forward(self, x):
+        def overflowed():
+            return bool(self.found_inf)  # expect: SL302
+
+        skip = overflowed()
+        return x if skip else x * 2

@@ -84,7 +84,14 @@ class HostSyncInLoop : public Rule {
         if (loop < 0) {
           // No loop in sight, but the function itself runs every step (forward, an optimizer's
           // step, a hook): the same stall, once per step, unless a guard makes it occasional.
-          if (f.hot.empty() || guard >= 0) continue;
+          if ((f.hot.empty() && f.perIteration.empty()) || guard >= 0) continue;
+          // A closure called on every iteration of a loop (PyHotClosures.h): its body is the
+          // loop's body, an `if` arm of it too; explicit syncs are deliberate there as in a loop.
+          if (f.hot.empty()) {
+            if (e.sync == model::SyncKind::Allocation && !issuesGpuWork(f, 0)) continue;
+            reportPerIteration(ctx, f, e);
+            continue;
+          }
           // A helper that is hot through its caller: only what it does on every call counts
           // (not a lazy `if self.x is None:` set-up, nor a cache refill after an early return).
           if (f.hotViaCaller && (!model::alwaysRuns(f, size_t(&e - f.events.data())) ||
@@ -133,6 +140,15 @@ class HostSyncInLoop : public Rule {
                                          "): the GPU idles while the host queues the next launches; "
                                          "keep the value on the GPU, or read it under an interval guard");
     ctx.note(out, f.loc, "`" + name + "()` runs every step: " + f.hot);
+  }
+
+  static void reportPerIteration(RuleContext& ctx, const model::Function& f, const model::Event& e) {
+    std::string name = f.name.substr(f.name.rfind('.') + 1);  // npos + 1 == 0
+    Finding& out = ctx.report(e.loc, what(e) + " makes the host wait for the GPU in `" + name +
+                                         "()`, which runs on every iteration of " + f.perIteration +
+                                         ": the GPU idles while the host queues the next launches; "
+                                         "read the values of all iterations at once, before the loop");
+    ctx.note(out, f.perIterationLoop, "`" + name + "()` is called on every iteration of this loop");
   }
 
   // cudaMalloc/cudaFree (and friends) in a loop that launches work: one finding per loop, at

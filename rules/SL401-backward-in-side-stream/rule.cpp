@@ -33,7 +33,13 @@ class BackwardInSideStream : public Rule {
                        "the gradient seed moves to the side stream, nothing overlaps; run the forward "
                        "on this stream too, or call backward outside the region");
         ctx.note(out, scope.loc, "side-stream region starts here");
-        if (backward != &e) ctx.note(out, backward->loc, "backward is called here");
+        if (backward != &e) {
+          ctx.note(out, backward->loc, "backward is called here");
+          // Through a callee the finding is as sure as the backward it reaches: a loss whose
+          // device is a guess (a closure's tensors from elsewhere) makes the whole chain one.
+          if (backward->confidence < e.confidence)
+            out.properties["confidence"] = model::confidenceName(backward->confidence);
+        }
       }
     }
   }
