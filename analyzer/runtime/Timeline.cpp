@@ -97,7 +97,7 @@ int internLoc(ProcessTimeline& t, std::map<std::pair<std::string, uint32_t>, int
 // op with the next call of its kind, requiring the same kernel name when both sides know it and a
 // start after the call began. A bounded look-ahead skips ops from APIs the recorder does not hook
 // (cuBLAS's internal memsets) instead of pairing them with a later call.
-void joinByOrder(const ProcessLog& log, ProcessTimeline& t, std::vector<std::pair<uint32_t, size_t>>& unjoined) {
+void joinByOrder(const ProcessLog& log, ProcessTimeline& t, std::vector<std::pair<uint32_t, uint32_t>>& unjoined) {
   constexpr size_t kLookAhead = 32;
   constexpr uint64_t kClockSlackNs = 50000;
   std::sort(unjoined.begin(), unjoined.end());
@@ -111,10 +111,10 @@ void joinByOrder(const ProcessLog& log, ProcessTimeline& t, std::vector<std::pai
   };
   // Only calls begun in a timing window: with sampled timing, thousands of untimed launches
   // between two windows would otherwise use up the look-ahead.
-  std::vector<size_t> queue[4];  // call indices per kind, in call order
+  std::vector<uint32_t> queue[4];  // call indices per kind, in call order
   for (size_t i = 0; i < t.calls.size(); ++i)
     if (int k = kindOf(slog::apiClass(t.calls[i].api)); k && t.calls[i].ret == 0 && t.calls[i].gpuTimed)
-      queue[k].push_back(i);
+      queue[k].push_back(uint32_t(i));
   size_t next[4] = {0, 0, 0, 0};
   auto name = [&](uint32_t id) -> const std::string* {
     auto it = log.strings.find(id);
@@ -183,7 +183,7 @@ TimelineBuilder::TimelineBuilder(const ProcessLog& log) : meta_(log) {
   clockOffset_ = clock.offset;
   if (clockValid_) {
     t.ops.reserve(std::max<uint64_t>(log.activityRecords, log.activities.size()));
-    joinIds_.reserve(t.ops.capacity());
+    correlationIds_.reserve(t.ops.capacity());
   }
 }
 
@@ -230,7 +230,9 @@ void TimelineBuilder::addActivity(const slog::ActivityRecord& a) {
   op.bytes = a.bytes;
   op.name = opName(meta_, a);
   t_.ops.push_back(std::move(op));
-  joinIds_.emplace_back(a.externalId, a.correlationId);
+  if (a.externalId && externalIdsOf_.empty()) externalIdsOf_.resize(correlationIds_.size(), 0);
+  if (!externalIdsOf_.empty() || a.externalId) externalIdsOf_.push_back(a.externalId);
+  correlationIds_.push_back(a.correlationId);
 }
 
 ProcessTimeline TimelineBuilder::finish() {
@@ -284,15 +286,17 @@ ProcessTimeline TimelineBuilder::finish() {
     if (externalIds_)
       for (size_t i = 0; i < t.calls.size(); ++i)
         if (t.calls[i].corr) callByCorr[t.calls[i].corr] = int(i);
-    std::vector<std::pair<uint32_t, size_t>> unjoined;  // (CUPTI correlation id, op index)
+    std::vector<std::pair<uint32_t, uint32_t>> unjoined;  // (CUPTI correlation id, op index)
     for (size_t k = 0; k < t.ops.size(); ++k) {
-      auto [externalId, correlationId] = joinIds_[k];
+      uint64_t externalId = externalIdsOf_.empty() ? 0 : externalIdsOf_[k];
+      uint32_t correlationId = correlationIds_[k];
       if (auto it = callByCorr.find(externalId); externalId && it != callByCorr.end())
         t.ops[k].call = it->second;
       else
-        unjoined.emplace_back(correlationId, k);
+        unjoined.emplace_back(correlationId, uint32_t(k));
     }
-    std::vector<std::pair<uint64_t, uint32_t>>().swap(joinIds_);
+    std::vector<uint32_t>().swap(correlationIds_);
+    std::vector<uint64_t>().swap(externalIdsOf_);
     joinByOrder(log, t, unjoined);
     t.gpuTiming = !t.ops.empty();
     permute(t.ops, stableOrder(t.ops, [](const GpuOp& op) { return op.startNs; }));

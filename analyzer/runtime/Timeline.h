@@ -129,7 +129,11 @@ class TimelineBuilder {
   std::vector<SourceLoc> variants_;  // distinct sites as resolved; HostCall::loc points here until finish()
   std::map<std::tuple<std::string, uint32_t, std::string, bool>, int> variantIndex_;
   std::vector<uint32_t> pythonTids_;
-  std::vector<std::pair<uint64_t, uint32_t>> joinIds_;  // per op: (external id, CUPTI correlation id)
+  // Per op, until finish() joins the ops to their calls: CUPTI's correlation id, and the external
+  // id (the launching call's corr) only once a record has one (logs of older recorders): 4 bytes
+  // an op on today's logs, not 16.
+  std::vector<uint32_t> correlationIds_;
+  std::vector<uint64_t> externalIdsOf_;
   uint64_t activities_ = 0;
   bool externalIds_ = false;
   bool clockValid_ = false;
