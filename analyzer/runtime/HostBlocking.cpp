@@ -8,6 +8,7 @@
 
 #include "runtime/CallSite.h"
 #include "runtime/RuntimeRules.h"
+#include "runtime/Timeline.h"
 
 namespace sl::runtime {
 
@@ -105,28 +106,88 @@ std::string phaseSentence(const Site& s) {
          "per-step costs" + among + ")";
 }
 
-// The enter times of a process's calls, sorted, to price a site's span in calls.
+// The enter times of a process's calls, sorted, to price a site's span in calls: a timeline's
+// calls (sorted by enter time) or, for held logs, their own copy.
 struct CallClock {
-  std::vector<uint64_t> times;
+  std::vector<uint64_t> own;
+  const std::vector<HostCall>* calls = nullptr;
   explicit CallClock(const ProcessLog& log) {
-    times.reserve(log.calls.size());
-    for (const auto& c : log.calls) times.push_back(c.rec.tEnter);
-    std::sort(times.begin(), times.end());
+    own.reserve(log.calls.size());
+    for (const auto& c : log.calls) own.push_back(c.rec.tEnter);
+    std::sort(own.begin(), own.end());
+  }
+  explicit CallClock(const ProcessTimeline& t) : calls(&t.calls) {}
+  size_t size() const { return calls ? calls->size() : own.size(); }
+  uint64_t at(size_t i) const { return calls ? (*calls)[i].enterNs : own[i]; }
+  // First index whose time is >= t (strict: > t).
+  size_t bound(uint64_t t, bool strict) const {
+    size_t lo = 0, hi = size();
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (strict ? at(mid) <= t : at(mid) < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
   // The share of the other calls (not the site's own `own`: torch's 128 stream creations at
   // once would otherwise span themselves) made from `from` to `to`.
-  double share(uint64_t from, uint64_t to, uint64_t own) const {
-    if (times.size() <= own || to < from) return 0;
-    auto a = std::lower_bound(times.begin(), times.end(), from);
-    auto b = std::upper_bound(times.begin(), times.end(), to);
-    uint64_t inside = uint64_t(b - a);
-    return double(inside > own ? inside - own : 0) / double(times.size() - own);
+  double share(uint64_t from, uint64_t to, uint64_t ownCalls) const {
+    if (size() <= ownCalls || to < from) return 0;
+    uint64_t inside = uint64_t(bound(to, true) - bound(from, false));
+    return double(inside > ownCalls ? inside - ownCalls : 0) / double(size() - ownCalls);
   }
 };
 
+std::vector<Finding> rankedFindings(std::map<std::tuple<std::string, uint32_t, std::string, std::string>, Site>& sites,
+                                    const std::map<uint64_t, const CallClock*>& clockOfPid,
+                                    const HostBlockingOptions& options);
+
 }  // namespace
 
+struct HostBlockingSites::Impl {
+  std::map<std::tuple<std::string, uint32_t, std::string, std::string>, Site> sites;
+};
+
+HostBlockingSites::HostBlockingSites() : impl_(new Impl) {}
+HostBlockingSites::~HostBlockingSites() { delete impl_; }
+
 bool isHostBlockingCandidate(const slog::ApiRecord& r) { return blockingClass(slog::apiClass(r.api)); }
+
+void HostBlockingSites::add(const ProcessLog& log, const ApiCall& c, const CallSite& where) {
+  ApiClass cls = slog::apiClass(c.rec.api);
+  if (!blockingClass(cls)) return;
+  Site s;
+  s.path = where.path;
+  s.line = where.line;
+  s.function = where.function;
+  s.native = where.native;
+  s.pythonProcessNoFrame = !where.python && log.header.pythonVersion != 0;
+  s.api = slog::apiName(c.rec.api);
+  auto& site = impl_->sites[{s.path, s.line, s.line ? std::string() : s.native, s.api}];
+  if (site.calls == 0) site = s;
+  site.cls = cls;
+  site.calls++;
+  site.totalNs += c.blockedNs();
+  site.maxNs = std::max(site.maxNs, c.blockedNs());
+  site.pids.insert(log.header.pid);
+  if (log.header.rank >= 0) site.ranks.insert(log.header.rank);
+  site.threads.insert(c.tid);
+  site.firstNs = std::min(site.firstNs, c.rec.tEnter);
+  site.lastNs = std::max(site.lastNs, c.rec.tEnter);
+}
+
+std::vector<Finding> HostBlockingSites::findings(const std::vector<ProcessTimeline>& timelines,
+                                                 const HostBlockingOptions& options) const {
+  std::vector<CallClock> clocks;
+  clocks.reserve(timelines.size());
+  std::map<uint64_t, const CallClock*> clockOfPid;
+  for (const auto& t : timelines) {
+    clocks.emplace_back(t);
+    clockOfPid[t.pid] = &clocks.back();
+  }
+  auto sites = impl_->sites;
+  return rankedFindings(sites, clockOfPid, options);
+}
 
 std::vector<Finding> measuredHostBlocking(const std::vector<ProcessLog>& logs,
                                           const HostBlockingOptions& options, Symbolizer& sym) {
@@ -135,44 +196,31 @@ std::vector<Finding> measuredHostBlocking(const std::vector<ProcessLog>& logs,
     for (const auto& c : log.calls)
       if (blockingClass(slog::apiClass(c.rec.api))) queueCallSite(log, c, sym);
   sym.run();
-
   // Pass 2: aggregate per (location, API).
-  std::map<std::tuple<std::string, uint32_t, std::string, std::string>, Site> sites;
-  std::map<uint64_t, size_t> logOfPid;
-  for (size_t i = 0; i < logs.size(); ++i) logOfPid[logs[i].header.pid] = i;
+  HostBlockingSites sites;
+  for (const auto& log : logs)
+    for (const auto& c : log.calls)
+      if (blockingClass(slog::apiClass(c.rec.api))) sites.add(log, c, resolveCallSite(log, c, sym));
+  std::vector<CallClock> clocks;
+  clocks.reserve(logs.size());
+  std::map<uint64_t, const CallClock*> clockOfPid;
   for (const auto& log : logs) {
-    for (const auto& c : log.calls) {
-      ApiClass cls = slog::apiClass(c.rec.api);
-      if (!blockingClass(cls)) continue;
-      Site s;
-      CallSite where = resolveCallSite(log, c, sym);
-      s.path = where.path;
-      s.line = where.line;
-      s.function = where.function;
-      s.native = where.native;
-      s.pythonProcessNoFrame = !where.python && log.header.pythonVersion != 0;
-      s.api = slog::apiName(c.rec.api);
-      auto& site = sites[{s.path, s.line, s.line ? std::string() : s.native, s.api}];
-      if (site.calls == 0) site = s;
-      site.cls = cls;
-      site.calls++;
-      site.totalNs += c.blockedNs();
-      site.maxNs = std::max(site.maxNs, c.blockedNs());
-      site.pids.insert(log.header.pid);
-      if (log.header.rank >= 0) site.ranks.insert(log.header.rank);
-      site.threads.insert(c.tid);
-      site.firstNs = std::min(site.firstNs, c.rec.tEnter);
-      site.lastNs = std::max(site.lastNs, c.rec.tEnter);
-    }
+    clocks.emplace_back(log);
+    clockOfPid[log.header.pid] = &clocks.back();
   }
+  return rankedFindings(sites.impl_->sites, clockOfPid, options);
+}
+
+namespace {
+
+std::vector<Finding> rankedFindings(std::map<std::tuple<std::string, uint32_t, std::string, std::string>, Site>& sites,
+                                    const std::map<uint64_t, const CallClock*>& clockOfPid,
+                                    const HostBlockingOptions& options) {
   // A site seen in several processes (ranks) takes its widest span.
-  std::map<size_t, CallClock> clocks;
   for (auto& [key, s] : sites)
     for (uint64_t pid : s.pids) {
-      size_t i = logOfPid[pid];
-      auto it = clocks.find(i);
-      if (it == clocks.end()) it = clocks.emplace(i, CallClock(logs[i])).first;
-      s.spanShare = std::max(s.spanShare, it->second.share(s.firstNs, s.lastNs, s.pids.size() == 1 ? s.calls : 0));
+      const CallClock& clock = *clockOfPid.at(pid);
+      s.spanShare = std::max(s.spanShare, clock.share(s.firstNs, s.lastNs, s.pids.size() == 1 ? s.calls : 0));
     }
 
   std::vector<const Site*> ranked;
@@ -219,5 +267,7 @@ std::vector<Finding> measuredHostBlocking(const std::vector<ProcessLog>& logs,
   }
   return out;
 }
+
+}  // namespace
 
 }  // namespace sl::runtime

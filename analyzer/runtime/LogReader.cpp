@@ -29,6 +29,7 @@ bool fixedPart(const char* body, const slog::RecHeader& h, T& out, std::string& 
 // Parses one chunk's records. False when a record is malformed (then the chunk is damaged).
 bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log, std::string& why,
                   const ReadOptions& options) {
+  const bool others = !options.callsAndActivitiesOnly;
   while (p < end) {
     if (!fits<slog::RecHeader>(p, end)) { why = "record header cut off"; return false; }
     slog::RecHeader h;
@@ -49,6 +50,13 @@ bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log,
         if (sizeof c.rec + 8u * c.nframes > h.bytes) { why = "API record frames cut off"; return false; }
         log.apiRecords++;
         if (options.keep && !options.keep(c.rec)) break;
+        log.keptCalls++;
+        if (options.onCall) {
+          uint64_t frames[slog::kMaxFrames];
+          std::memcpy(frames, body + sizeof c.rec, 8u * c.nframes);
+          options.onCall(c, frames);
+          break;
+        }
         c.framesAt = uint32_t(log.frames.size());
         log.frames.resize(log.frames.size() + c.nframes);
         std::memcpy(log.frames.data() + c.framesAt, body + sizeof c.rec, 8u * c.nframes);
@@ -63,7 +71,7 @@ bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log,
         const char* t = body + sizeof r;
         CodeDef d{std::string(t, r.fileLen), std::string(t + r.fileLen, r.nameLen), r.firstLine,
                   std::string(t + r.fileLen + r.nameLen, r.lineTableLen), (r.flags & 1) != 0};
-        log.codes[r.codeId] = std::move(d);
+        if (others) log.codes[r.codeId] = std::move(d);
         break;
       }
       case slog::RecType::Module: {
@@ -74,21 +82,22 @@ bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log,
         bool known = std::any_of(log.modules.begin(), log.modules.end(), [&](const Module& x) {
           return x.base == m.base && x.path == m.path;
         });
-        if (!known) log.modules.push_back(std::move(m));
+        if (!known && others) log.modules.push_back(std::move(m));
         break;
       }
       case slog::RecType::Activity: {
         slog::ActivityRecord a;
         if (!fixedPart(body, h, a, why, "activity record")) return false;
         log.activityRecords++;
-        if (options.keepActivities) log.activities.push_back(a);
+        if (options.onActivity) options.onActivity(a);
+        else if (options.keepActivities) log.activities.push_back(a);
         break;
       }
       case slog::RecType::String: {
         slog::StringRecord r;
         if (!fixedPart(body, h, r, why, "string record")) return false;
         if (sizeof r + r.len > h.bytes) { why = "string record cut off"; return false; }
-        log.strings[r.id] = std::string(body + sizeof r, r.len);
+        if (others) log.strings[r.id] = std::string(body + sizeof r, r.len);
         break;
       }
       case slog::RecType::Message: {
@@ -96,7 +105,7 @@ bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log,
         if (h.bytes < 8) { why = "short message"; return false; }
         std::memcpy(&len, body + sizeof h, 4);
         if (sizeof h + 4 + len > h.bytes) { why = "message cut off"; return false; }
-        log.messages.emplace_back(body + sizeof h + 4, len);
+        if (others) log.messages.emplace_back(body + sizeof h + 4, len);
         break;
       }
       case slog::RecType::Trailer: {
@@ -108,44 +117,45 @@ bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log,
       case slog::RecType::Clock: {
         slog::ClockRecord c;
         if (!fixedPart(body, h, c, why, "clock record")) return false;
-        log.clocks.push_back(c);
+        if (others) log.clocks.push_back(c);
         break;
       }
       case slog::RecType::Window: {
         slog::WindowRecord w;
         if (!fixedPart(body, h, w, why, "window record")) return false;
-        log.windows.push_back(w);
+        if (others) log.windows.push_back(w);
         break;
       }
       case slog::RecType::Access: {
         slog::AccessRecord a;
         if (!fixedPart(body, h, a, why, "access record")) return false;
         if (sizeof a + 8u * a.n > h.bytes) { why = "access record words cut off"; return false; }
+        log.sanitize = true;
+        if (!others) break;
         LaunchFootprint& f = log.footprints[a.corr];
         f.flags = a.flags;
         f.words.resize(a.n);
         std::memcpy(f.words.data(), body + sizeof a, 8u * a.n);
-        log.sanitize = true;
         break;
       }
       case slog::RecType::Gap: {
         slog::GapRecord g;
         if (!fixedPart(body, h, g, why, "gap record")) return false;
-        log.gaps.push_back({tid, g.fromNs, g.toNs, g.dropped});
+        if (others) log.gaps.push_back({tid, g.fromNs, g.toNs, g.dropped});
         log.sanitize = true;
         break;
       }
       case slog::RecType::Block: {
         slog::BlockRecord b;
         if (!fixedPart(body, h, b, why, "block record")) return false;
-        log.blocks.push_back(b);
+        if (others) log.blocks.push_back(b);
         log.sanitize = true;
         break;
       }
       case slog::RecType::Collective: {
         slog::CollectiveRecord c;
         if (!fixedPart(body, h, c, why, "collective record")) return false;
-        log.collectives[c.corr] = c;
+        if (others) log.collectives[c.corr] = c;
         break;
       }
       default: break;  // a newer record kind of the same version: skip it by its size

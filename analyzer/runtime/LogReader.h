@@ -3,6 +3,7 @@
 // it could not read in `problems`, so `report` can say how far a log went.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -54,6 +55,7 @@ struct ProcessLog {
   std::vector<ApiCall> calls;     // those ReadOptions::keep accepted
   std::vector<uint64_t> frames;   // the calls' native return addresses (ApiCall::framesAt)
   uint64_t apiRecords = 0;        // all API records read, kept or not
+  uint64_t keptCalls = 0;         // those ReadOptions::keep accepted (held in `calls` or handed on)
   std::unordered_map<uint32_t, CodeDef> codes;
   std::unordered_map<uint32_t, std::string> strings;
   std::vector<Module> modules;  // distinct (path, base)
@@ -86,6 +88,15 @@ struct ReadOptions {
   // Which API records to keep in memory (a 10-minute run holds ~10 million); null keeps all.
   bool (*keep)(const slog::ApiRecord&) = nullptr;
   bool keepActivities = true;  // false: only count them (ProcessLog::activityRecords)
+  // Streaming (`report` on long logs): each kept call, and each GPU record, is handed to these
+  // as it is read instead of being held in `calls` / `activities`. The call's native return
+  // addresses are `frames` (c.nframes of them), valid during the call only; c.framesAt is 0.
+  std::function<void(const ApiCall& c, const uint64_t* frames)> onCall;
+  std::function<void(const slog::ActivityRecord&)> onActivity;
+  // Only the calls and GPU records are wanted (a later pass over a log whose other records an
+  // earlier pass read): the others are checked as always, so the read stops at the same damage,
+  // but not held (a sanitize log's footprints would otherwise be held twice).
+  bool callsAndActivitiesOnly = false;
 };
 
 // False (with `error` naming the file and the reason) when the file is unreadable, not a .slog,

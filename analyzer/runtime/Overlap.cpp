@@ -6,15 +6,19 @@
 
 namespace sl::runtime {
 
+// In place: a second vector of a long log's intervals was the report's peak.
 Intervals unite(Intervals v) {
   std::sort(v.begin(), v.end());
-  Intervals out;
-  for (const auto& iv : v) {
+  size_t n = 0;  // v[0, n) is the merged prefix
+  for (size_t i = 0; i < v.size(); ++i) {
+    const auto iv = v[i];
     if (iv.second <= iv.first) continue;
-    if (!out.empty() && iv.first <= out.back().second) out.back().second = std::max(out.back().second, iv.second);
-    else out.push_back(iv);
+    if (n && iv.first <= v[n - 1].second) v[n - 1].second = std::max(v[n - 1].second, iv.second);
+    else v[n++] = iv;
   }
-  return out;
+  v.resize(n);
+  v.shrink_to_fit();
+  return v;
 }
 
 uint64_t length(const Intervals& v) {
@@ -36,6 +40,9 @@ uint64_t intersectionLength(const Intervals& a, const Intervals& b) {
 
 std::map<std::pair<uint32_t, uint32_t>, Intervals> busyByStream(const ProcessTimeline& t) {
   std::map<std::pair<uint32_t, uint32_t>, Intervals> out;
+  std::map<std::pair<uint32_t, uint32_t>, size_t> count;  // reserved exactly: no vector doubled
+  for (const auto& op : t.ops) count[{op.device, op.stream}]++;
+  for (const auto& [key, n] : count) out[key].reserve(n);
   for (const auto& op : t.ops) out[{op.device, op.stream}].emplace_back(op.startNs, op.endNs);
   for (auto& [key, v] : out) v = unite(std::move(v));
   return out;
@@ -67,8 +74,8 @@ bool mostlyInside(uint64_t start, uint64_t end, const Intervals& busy) {
 
 // Mean duration of same-name kernels of streams a and b while the other was busy, over their
 // mean duration alone, weighted by how many ran overlapped.
-double slowdownWhenOverlapped(const ProcessTimeline& t, const std::vector<size_t>& opsA,
-                              const std::vector<size_t>& opsB, const Intervals& busyA, const Intervals& busyB) {
+double slowdownWhenOverlapped(const ProcessTimeline& t, const std::vector<uint32_t>& opsA,
+                              const std::vector<uint32_t>& opsB, const Intervals& busyA, const Intervals& busyB) {
   struct Sums { double overlapped = 0, alone = 0; size_t n = 0, m = 0; };
   std::map<std::string, Sums> byName;
   for (const auto* list : {&opsA, &opsB})
@@ -95,18 +102,31 @@ double slowdownWhenOverlapped(const ProcessTimeline& t, const std::vector<size_t
 // the time no other stream overlapped it. Pairs' both-busy time is summed per moment.
 void sweepDevice(const std::vector<size_t>& idx, const std::vector<Intervals>& busy, std::vector<uint64_t>& alone,
                  std::map<std::pair<size_t, size_t>, uint64_t>& pairNs) {
-  struct Edge { uint64_t at; bool start; size_t stream; };
-  std::vector<Edge> edges;
+  // The streams' interval boundaries merged by time through a heap (one entry per stream): ends
+  // before starts at the same instant, so touching intervals do not overlap. At one instant the
+  // order does not matter: time accrues only between instants, to the set active then.
+  struct Edge { uint64_t at; uint32_t stream; bool start; };
+  auto later = [](const Edge& x, const Edge& y) { return x.at != y.at ? x.at > y.at : (x.start && !y.start); };
+  std::vector<Edge> heap;
+  std::vector<size_t> next(busy.size(), 0);  // stream -> its interval whose boundary is in the heap
   for (size_t i : idx)
-    for (const auto& [a, b] : busy[i]) edges.push_back({a, true, i}), edges.push_back({b, false, i});
-  // Ends before starts at the same instant: touching intervals do not overlap.
-  std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) {
-    return x.at != y.at ? x.at < y.at : (!x.start && y.start);
-  });
+    if (!busy[i].empty()) heap.push_back({busy[i][0].first, uint32_t(i), true});
+  std::make_heap(heap.begin(), heap.end(), later);
   std::vector<size_t> active;
   std::vector<size_t> where(busy.size());  // stream -> its position in `active` while active
   uint64_t prev = 0;
-  for (const auto& e : edges) {
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    const Edge e = heap.back();
+    heap.pop_back();
+    const auto& iv = busy[e.stream][next[e.stream]];
+    if (e.start) {
+      heap.push_back({iv.second, e.stream, false});
+      std::push_heap(heap.begin(), heap.end(), later);
+    } else if (++next[e.stream] < busy[e.stream].size()) {
+      heap.push_back({busy[e.stream][next[e.stream]].first, e.stream, true});
+      std::push_heap(heap.begin(), heap.end(), later);
+    }
     uint64_t dt = e.at - prev;
     if (dt && active.size() == 1) alone[active[0]] += dt;
     else if (dt && active.size() >= 2 && active.size() <= kPairConcurrency)
@@ -148,9 +168,11 @@ OverlapSummary analyzeOverlap(const ProcessTimeline& t) {
     index[{s.device, s.id}] = i;
     byDevice[s.device].push_back(i);
   }
-  std::vector<std::vector<size_t>> opsOf(t.streams.size());
+  std::vector<std::vector<uint32_t>> opsOf(t.streams.size());  // 4 bytes an op, reserved exactly
+  for (size_t i = 0; i < t.streams.size(); ++i)
+    opsOf[i].reserve(t.streams[i].kernels + t.streams[i].copies + t.streams[i].sets);
   for (size_t k = 0; k < t.ops.size(); ++k)
-    if (auto it = index.find({t.ops[k].device, t.ops[k].stream}); it != index.end()) opsOf[it->second].push_back(k);
+    if (auto it = index.find({t.ops[k].device, t.ops[k].stream}); it != index.end()) opsOf[it->second].push_back(uint32_t(k));
   std::vector<uint64_t> alone(t.streams.size(), 0);
   std::map<std::pair<size_t, size_t>, uint64_t> pairNs;
   for (const auto& [device, idx] : byDevice) sweepDevice(idx, busy, alone, pairNs);

@@ -53,20 +53,45 @@ struct LineEvidence {
 
 // Built once per timeline, so that pairing N findings does not walk every call N times: the calls
 // reported at each location (their own or attributed line), the GPU ops each call queued, and the
-// bytes allocated before each call.
+// bytes allocated before each call. Flat lists of 4-byte indices (a list per call was ~48 bytes
+// per call, a quarter of the report's peak on long logs).
 struct TimelineIndex {
-  std::vector<std::vector<size_t>> callsAt;  // by location
-  std::vector<std::vector<size_t>> opsOf;    // by call
-  std::vector<uint64_t> allocBefore;         // by call, and one past the last
-  explicit TimelineIndex(const ProcessTimeline& t)
-      : callsAt(t.locations.size()), opsOf(t.calls.size()), allocBefore(t.calls.size() + 1) {
-    for (size_t ci = 0; ci < t.calls.size(); ++ci) {
-      const HostCall& c = t.calls[ci];
-      if (int loc = t.reportLoc(c); loc >= 0) callsAt[loc].push_back(ci);
-      allocBefore[ci + 1] = allocBefore[ci] + (isAlloc(c.api) ? c.a2 : 0);
+  // Items grouped by key, in item order: the items of key k are items[first[k] .. first[k + 1]).
+  struct Groups {
+    std::vector<uint32_t> first, items;
+    template <class KeyOf>
+    void build(size_t keys, size_t n, KeyOf keyOf) {  // keyOf(i) < 0: item i in no group
+      first.assign(keys + 1, 0);
+      for (size_t i = 0; i < n; ++i)
+        if (long k = keyOf(i); k >= 0) first[size_t(k) + 1]++;
+      for (size_t k = 0; k < keys; ++k) first[k + 1] += first[k];
+      items.resize(first[keys]);
+      std::vector<uint32_t> next(first.begin(), first.end() - 1);
+      for (size_t i = 0; i < n; ++i)
+        if (long k = keyOf(i); k >= 0) items[next[size_t(k)]++] = uint32_t(i);
     }
-    for (size_t oi = 0; oi < t.ops.size(); ++oi)
-      if (t.ops[oi].call >= 0) opsOf[t.ops[oi].call].push_back(oi);
+    const uint32_t* begin(size_t k) const { return items.data() + first[k]; }
+    const uint32_t* end(size_t k) const { return items.data() + first[k + 1]; }
+  };
+  Groups callsAt;  // by location
+  Groups opsOf;    // by call
+  // The allocating calls (few) and the bytes allocated before each: (call, bytes before it).
+  std::vector<std::pair<uint32_t, uint64_t>> allocs;
+  uint64_t allocTotal = 0;
+  explicit TimelineIndex(const ProcessTimeline& t) {
+    callsAt.build(t.locations.size(), t.calls.size(), [&](size_t ci) { return long(t.reportLoc(t.calls[ci])); });
+    opsOf.build(t.calls.size(), t.ops.size(), [&](size_t oi) { return long(t.ops[oi].call); });
+    for (size_t ci = 0; ci < t.calls.size(); ++ci)
+      if (isAlloc(t.calls[ci].api)) {
+        allocs.emplace_back(uint32_t(ci), allocTotal);
+        allocTotal += t.calls[ci].a2;
+      }
+  }
+  // Bytes allocated by the calls before call `ci` (ci may be one past the last).
+  uint64_t allocBefore(size_t ci) const {
+    auto it = std::lower_bound(allocs.begin(), allocs.end(), std::make_pair(uint32_t(ci), uint64_t(0)),
+                               [](const auto& a, const auto& b) { return a.first < b.first; });
+    return it == allocs.end() ? allocTotal : it->second;
   }
 };
 
@@ -80,7 +105,7 @@ LineEvidence gather(const RunData& run, const std::vector<TimelineIndex>& index,
       if (!samePath(t.locations[i].path, path)) continue;
       e.fileRan = true;
       if (t.locations[i].line == line)
-        mine.insert(mine.end(), index[ti].callsAt[i].begin(), index[ti].callsAt[i].end());
+        mine.insert(mine.end(), index[ti].callsAt.begin(i), index[ti].callsAt.end(i));
     }
     if (mine.empty()) continue;
     std::sort(mine.begin(), mine.end());
@@ -101,7 +126,8 @@ LineEvidence gather(const RunData& run, const std::vector<TimelineIndex>& index,
         e.allocBytes += c.a2;
         firstAlloc = std::min(firstAlloc, ci);
       }
-      for (size_t oi : index[ti].opsOf[ci]) {
+      for (const uint32_t* o = index[ti].opsOf.begin(ci); o != index[ti].opsOf.end(ci); ++o) {
+        size_t oi = *o;
         const GpuOp& op = t.ops[oi];
         const StreamInfo* s = t.stream(op.device, op.stream);
         std::string label = s ? s->label() : "stream " + std::to_string(op.stream);
@@ -113,7 +139,7 @@ LineEvidence gather(const RunData& run, const std::vector<TimelineIndex>& index,
         }
       }
     }
-    e.allocBytesBefore += index[ti].allocBefore[firstAlloc];
+    e.allocBytesBefore += index[ti].allocBefore(firstAlloc);
     if (e.directStreams.size() == 1)
       for (const auto& so : run.overlaps[ti].streams)
         if (so.device == direct.first && so.stream == direct.second) {

@@ -108,16 +108,23 @@ void writeRanksText(std::ostream& os, const std::vector<RankView>& views, const 
 }
 
 nlohmann::json ranksJson(const std::vector<RankView>& views, const RankAlignment& align, bool callLists) {
+  std::vector<std::string> capNotes;
   nlohmann::json ranks = nlohmann::json::array();
   for (size_t i = 0; i < views.size(); ++i) {
     const RankView& v = views[i];
     nlohmann::json calls = nlohmann::json::array(), groups = nlohmann::json::array();
+    if (callLists && v.collectives.size() > kJsonListCap)
+      capNotes.push_back("ncclCallList of " + (v.rank >= 0 ? "rank " + std::to_string(v.rank) : "pid " + std::to_string(v.pid)) +
+                         ": the first " + std::to_string(kJsonListCap) + " of " + std::to_string(v.collectives.size()) +
+                         " NCCL calls (every call is in ncclCallsByLine)");
     if (callLists)
-      for (const auto& c : v.collectives)
+      for (const auto& c : v.collectives) {
+        if (calls.size() == kJsonListCap) break;
         calls.push_back({{"collective", c.kind}, {"count", c.count}, {"bytes", c.bytes},
                          {"dtype", ncclTypeName(c.datatype)}, {"peer", c.peer}, {"nranks", c.nranks},
                          {"communicator", c.commIndex}, {"seq", c.seq}, {"path", c.path}, {"line", c.line},
                          {"gpuMicros", double(c.gpuNs) / 1e3}, {"exposedMicros", double(c.exposedNs) / 1e3}});
+      }
     for (const auto& [k, g] : callGroups(v)) {
       const auto& [path, line, kind, bytes, dtype, comm] = k;
       groups.push_back({{"collective", kind}, {"calls", g.calls}, {"bytes", bytes}, {"dtype", ncclTypeName(dtype)},
@@ -135,7 +142,11 @@ nlohmann::json ranksJson(const std::vector<RankView>& views, const RankAlignment
     if (callLists) ranks.back()["ncclCallList"] = std::move(calls);
   }
   nlohmann::json aligned = nlohmann::json::array();
+  if (align.collectives.size() > kJsonListCap)
+    capNotes.push_back("alignedCollectives: the first " + std::to_string(kJsonListCap) + " of " +
+                       std::to_string(align.collectives.size()) + " (the waits, straggler and SL906 count them all)");
   for (const auto& ac : align.collectives) {
+    if (aligned.size() == kJsonListCap) break;
     nlohmann::json waits = nlohmann::json::array();  // [rank (pid when unknown), micros]
     for (size_t m = 0; m < ac.members.size(); ++m) {
       const RankView& v = views[ac.members[m].first];
@@ -153,6 +164,7 @@ nlohmann::json ranksJson(const std::vector<RankView>& views, const RankAlignment
   out["unaligned"] = align.unaligned;
   out["realtimeClock"] = align.realtimeClock;
   out["notes"] = align.notes;
+  for (const auto& n : capNotes) out["notes"].push_back(n);
   if (align.straggler >= 0) out["straggler"] = views[align.straggler].rank;
   return out;
 }

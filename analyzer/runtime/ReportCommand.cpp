@@ -26,6 +26,7 @@
 #include "runtime/RanksReport.h"
 #include "runtime/RuntimeRules.h"
 #include "runtime/StreamRaces.h"
+#include "runtime/StreamedLog.h"
 #include "runtime/Symbolizer.h"
 #include "rules/Rule.h"
 
@@ -146,7 +147,14 @@ int parseArgs(const std::vector<std::string>& args, Options& o) {
   return 0;
 }
 
-// Reads the logs, saying on stderr what they hold and what they lost. False on unreadable input.
+// Polls (cudaStreamQuery/cudaEventQuery) neither block nor queue work: no analysis reads them,
+// and allocator-heavy programs make millions. Counted, not held (~170 B each in memory).
+// A poll that succeeded is kept: it tells the host the work is done, an ordering edge
+// (SL904; the caching allocator polls record_stream's events before it reuses a block).
+bool keptCall(const slog::ApiRecord& r) { return slog::apiClass(r.api) != slog::ApiClass::Query || r.ret == 0; }
+
+// Reads the logs' records other than calls and GPU records (those are read again, one at a time,
+// by streamTimeline), saying on stderr what they hold and what they lost. False on unreadable input.
 bool readLogs(const std::vector<std::string>& files, std::vector<ProcessLog>& logs,
               std::vector<LogHealth>& health, OutputOptions& out) {
   bool ok = true;
@@ -156,11 +164,9 @@ bool readLogs(const std::vector<std::string>& files, std::vector<ProcessLog>& lo
     ProcessLog log;
     std::string error;
     ReadOptions ro;
-    // Polls (cudaStreamQuery/cudaEventQuery) neither block nor queue work: no analysis reads them,
-    // and allocator-heavy programs make millions. Counted, not held (~170 B each in memory).
-    // A poll that succeeded is kept: it tells the host the work is done, an ordering edge
-    // (SL904; the caching allocator polls record_stream's events before it reuses a block).
-    ro.keep = [](const slog::ApiRecord& r) { return slog::apiClass(r.api) != slog::ApiClass::Query || r.ret == 0; };
+    ro.keep = keptCall;
+    ro.onCall = [](const ApiCall&, const uint64_t*) {};  // counted (keptCalls), not held
+    ro.keepActivities = false;
     if (!readLog(f, log, error, ro)) {
       std::cerr << "streamlint report: " << error << "\n";
       out.inputErrors.push_back(error);
@@ -355,15 +361,16 @@ int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks) {
   setSourceRoots(o.sources);
   Symbolizer sym;
   sym.searchIn(o.symbolDirs);
-  // SL901 reads the calls as read; everything after reads the timelines. So it runs first, and
-  // each log's calls are freed once its timeline holds them: a directory of ranks holds one
-  // log's calls at a time (with the timelines), not every log's.
-  std::vector<Finding> measured;
-  if (o.summary.empty()) measured = measuredHostBlocking(logs, o.hostBlocking, sym);
+  // No call or GPU record is held as read: each log is read again, a record at a time, into its
+  // timeline and SL901's sites (StreamedLog.h). What grows with a log's length is its timeline.
+  HostBlockingSites sl901;
   for (auto& log : logs) {
-    run.timelines.push_back(buildTimeline(log, sym));
-    std::vector<ApiCall>().swap(log.calls);
-    std::vector<uint64_t>().swap(log.frames);
+    ProcessTimeline t;
+    if (!streamTimeline(log, keptCall, sym, o.summary.empty() ? &sl901 : nullptr, t, error)) {
+      std::cerr << "streamlint report: " << error << "\n";
+      return 2;
+    }
+    run.timelines.push_back(std::move(t));
     relocateSources(run.timelines.back(), o.sources);
     run.overlaps.push_back(analyzeOverlap(run.timelines.back()));
     run.comms.push_back(analyzeCommunication(run.timelines.back()));
@@ -372,6 +379,7 @@ int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks) {
   for (size_t i = 0; i < run.timelines.size(); ++i) views.push_back(rankView(run.timelines[i], run.comms[i]));
   if (!o.summary.empty()) return writeSummary(o.summary, views);
   RankAlignment align = alignRanks(views);
+  std::vector<Finding> measured = sl901.findings(run.timelines, o.hostBlocking);
   for (auto& f : measured) f.path = localSourcePath(f.path, o.sources);
   for (auto&& batch : {sideStreamNoOverlap(run, o.rules), workOffRegionStream(run),
                        legacyStreamSerialization(run, o.rules), exposedCommunication(views, align, o.rules)})

@@ -64,7 +64,15 @@ bool isLibrarySource(const std::string& file) {
 }
 
 void Symbolizer::add(const std::string& module, uint64_t offset) {
-  if (!done_.count({module, offset})) pending_[module].push_back(offset);
+  if (done_.count({module, offset})) return;
+  auto& offsets = pending_[module];
+  offsets.push_back(offset);
+  // Deduplicated as they pile up: a long log queues the same few return addresses millions of
+  // times (8 bytes each, held until run()); distinct ones are few.
+  if (offsets.size() >= 4096 && (offsets.size() & (offsets.size() - 1)) == 0) {
+    std::sort(offsets.begin(), offsets.end());
+    offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+  }
 }
 
 void Symbolizer::run() {

@@ -32,12 +32,42 @@ struct ClockMap {
     if (scale < 0.99 || scale > 1.01) scale = 1;  // pairs that disagree (a profiler took CUPTI)
     offset = double(a.monoNs) - scale * double(a.cuptiNs);
   }
-  uint64_t toMono(uint64_t cupti) const {
-    // Clamped: a damaged clock pair must not make the conversion undefined behaviour.
-    double v = scale * double(cupti) + offset;
-    return v <= 0 ? 0 : v >= 1.8e19 ? UINT64_MAX : uint64_t(v);
-  }
 };
+
+uint64_t toMono(double scale, double offset, uint64_t cupti) {
+  // Clamped: a damaged clock pair must not make the conversion undefined behaviour.
+  double v = scale * double(cupti) + offset;
+  return v <= 0 ? 0 : v >= 1.8e19 ? UINT64_MAX : uint64_t(v);
+}
+
+// v[i] = v[order[i]] for every i, in place (a cycle at a time): a sorted copy of ten million
+// calls would cost as much memory as the calls.
+template <class T>
+void permute(std::vector<T>& v, const std::vector<uint32_t>& order) {
+  std::vector<bool> done(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (done[i]) continue;
+    T first = std::move(v[i]);
+    size_t j = i;
+    while (true) {
+      done[j] = true;
+      size_t k = order[j];
+      if (k == i) { v[j] = std::move(first); break; }
+      v[j] = std::move(v[k]);
+      j = k;
+    }
+  }
+}
+
+// The indices of v stably sorted by key (4 bytes an element, not a copy of the elements).
+template <class T, class Key>
+std::vector<uint32_t> stableOrder(const std::vector<T>& v, Key key) {
+  std::vector<uint32_t> order(v.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = uint32_t(i);
+  if (std::is_sorted(v.begin(), v.end(), [&](const T& a, const T& b) { return key(a) < key(b); })) return order;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(v[a]) < key(v[b]); });
+  return order;
+}
 
 std::string opName(const ProcessLog& log, const slog::ActivityRecord& a) {
   if (a.kind == slog::ActivityKind::Kernel) {
@@ -67,8 +97,7 @@ int internLoc(ProcessTimeline& t, std::map<std::pair<std::string, uint32_t>, int
 // op with the next call of its kind, requiring the same kernel name when both sides know it and a
 // start after the call began. A bounded look-ahead skips ops from APIs the recorder does not hook
 // (cuBLAS's internal memsets) instead of pairing them with a later call.
-void joinByOrder(const ProcessLog& log, ProcessTimeline& t, const std::vector<const ApiCall*>& calls,
-                 std::vector<std::pair<uint32_t, size_t>>& unjoined) {
+void joinByOrder(const ProcessLog& log, ProcessTimeline& t, std::vector<std::pair<uint32_t, uint32_t>>& unjoined) {
   constexpr size_t kLookAhead = 32;
   constexpr uint64_t kClockSlackNs = 50000;
   std::sort(unjoined.begin(), unjoined.end());
@@ -82,10 +111,10 @@ void joinByOrder(const ProcessLog& log, ProcessTimeline& t, const std::vector<co
   };
   // Only calls begun in a timing window: with sampled timing, thousands of untimed launches
   // between two windows would otherwise use up the look-ahead.
-  std::vector<size_t> queue[4];  // call indices per kind, in call order
+  std::vector<uint32_t> queue[4];  // call indices per kind, in call order
   for (size_t i = 0; i < t.calls.size(); ++i)
     if (int k = kindOf(slog::apiClass(t.calls[i].api)); k && t.calls[i].ret == 0 && t.calls[i].gpuTimed)
-      queue[k].push_back(i);
+      queue[k].push_back(uint32_t(i));
   size_t next[4] = {0, 0, 0, 0};
   auto name = [&](uint32_t id) -> const std::string* {
     auto it = log.strings.find(id);
@@ -99,7 +128,7 @@ void joinByOrder(const ProcessLog& log, ProcessTimeline& t, const std::vector<co
     for (size_t j = next[k]; j < q.size() && j < next[k] + kLookAhead; ++j) {
       const HostCall& c = t.calls[q[j]];
       if (c.enterNs > op.startNs + kClockSlackNs) break;  // the GPU cannot run it before it is asked
-      const std::string* callName = name(calls[q[j]]->rec.nameId);
+      const std::string* callName = name(c.nameId);
       if (opName && callName && *opName != *callName) continue;
       op.call = int(q[j]);
       next[k] = j + 1;
@@ -122,7 +151,16 @@ const StreamInfo* ProcessTimeline::stream(uint32_t device, uint32_t id) const {
 }
 
 ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
-  ProcessTimeline t;
+  for (const auto& c : log.calls) queueCallSite(log, c, sym);
+  sym.run();
+  TimelineBuilder b(log);
+  for (const auto& c : log.calls) b.addCall(c, resolveCallSite(log, c, sym));
+  for (const auto& a : log.activities) b.addActivity(a);
+  return b.finish();
+}
+
+TimelineBuilder::TimelineBuilder(const ProcessLog& log) : meta_(log) {
+  ProcessTimeline& t = t_;
   t.logPath = log.path;
   // Fixed-size fields: a damaged header may lack the NUL, so never read past the field.
   t.host.assign(log.header.host, strnlen(log.header.host, sizeof log.header.host));
@@ -136,44 +174,90 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
     t.realtimeOffsetNs = int64_t(log.header.startRealtimeNs - log.header.startMonoNs);
   t.launcher = slog::launcherName(log.header.launcher);
   t.jobId.assign(log.header.jobId, strnlen(log.header.jobId, sizeof log.header.jobId));
-
-  // Calls, in the order they were made (the log interleaves threads' chunks).
-  std::vector<const ApiCall*> calls;
-  calls.reserve(log.calls.size());
-  for (const auto& c : log.calls) calls.push_back(&c);
-  std::stable_sort(calls.begin(), calls.end(),
-                   [](const ApiCall* a, const ApiCall* b) { return a->rec.tEnter < b->rec.tEnter; });
-  for (const ApiCall* c : calls) queueCallSite(log, *c, sym);
-  sym.run();
-
-  std::map<std::pair<std::string, uint32_t>, int> locIndex;
-  // Only logs whose GPU records name their launching call (kCorrelated, older recorders) need the
-  // index: one entry per call cost ~50 bytes per call at the report's peak.
-  const bool externalIds = std::any_of(log.activities.begin(), log.activities.end(),
-                                       [](const slog::ActivityRecord& a) { return a.externalId != 0; });
-  std::unordered_map<uint64_t, int> callByCorr;
-  std::set<uint32_t> pythonThreads;  // threads with at least one Python line
-  for (const ApiCall* c : calls) {
-    HostCall h;
-    h.tid = c->tid;
-    h.api = c->rec.api;
-    h.enterNs = c->rec.tEnter;
-    h.exitNs = c->rec.tExit;
-    h.stream = c->rec.stream;
-    h.a0 = c->rec.a0;
-    h.a1 = c->rec.a1;
-    h.a2 = c->rec.a2;
-    h.ret = c->rec.ret;
-    h.corr = c->rec.corr;
-    h.kind = c->rec.kind;
-    h.blocking = isHostBlockingCandidate(c->rec);
-    CallSite site = resolveCallSite(log, *c, sym);
-    if (site.path != "<unknown>") h.loc = internLoc(t, locIndex, site);
-    if (site.python) pythonThreads.insert(c->tid);
-    if (externalIds && c->rec.corr) callByCorr[c->rec.corr] = int(t.calls.size());
-    t.calls.push_back(h);
+  // Exactly as many as the log holds (a streaming read counted them first): a vector grown by
+  // doubling holds up to twice its calls.
+  t.calls.reserve(std::max<uint64_t>(log.keptCalls, log.calls.size()));
+  ClockMap clock(log.clocks);
+  clockValid_ = clock.valid;
+  clockScale_ = clock.scale;
+  clockOffset_ = clock.offset;
+  if (clockValid_) {
+    t.ops.reserve(std::max<uint64_t>(log.activityRecords, log.activities.size()));
+    correlationIds_.reserve(t.ops.capacity());
   }
-  t.pythonThreads.assign(pythonThreads.begin(), pythonThreads.end());
+}
+
+void TimelineBuilder::addCall(const ApiCall& c, const CallSite& site) {
+  HostCall h;
+  h.tid = c.tid;
+  h.api = c.rec.api;
+  h.enterNs = c.rec.tEnter;
+  h.exitNs = c.rec.tExit;
+  h.stream = c.rec.stream;
+  h.a0 = c.rec.a0;
+  h.a1 = c.rec.a1;
+  h.a2 = c.rec.a2;
+  h.ret = c.rec.ret;
+  h.corr = c.rec.corr;
+  h.kind = c.rec.kind;
+  h.nameId = c.rec.nameId;
+  h.blocking = isHostBlockingCandidate(c.rec);
+  // The site as resolved, for now: finish() numbers the locations in call order, as they were
+  // numbered when the calls were sorted first.
+  if (site.path != "<unknown>") {
+    auto [it, fresh] = variantIndex_.emplace(std::make_tuple(site.path, site.line, site.function, site.python),
+                                             int(variants_.size()));
+    if (fresh) variants_.push_back(SourceLoc{site.path, site.line, site.function, site.python});
+    h.loc = it->second;
+  }
+  if (site.python && std::find(pythonTids_.begin(), pythonTids_.end(), c.tid) == pythonTids_.end())
+    pythonTids_.push_back(c.tid);
+  t_.calls.push_back(h);
+}
+
+void TimelineBuilder::addActivity(const slog::ActivityRecord& a) {
+  activities_++;
+  externalIds_ = externalIds_ || a.externalId != 0;
+  if (!clockValid_) return;  // no GPU timing without a clock: the ops are not kept
+  if (a.start == 0 || a.end < a.start) return;  // CUPTI's placeholder for an unfinished op
+  GpuOp op;
+  op.kind = a.kind;
+  op.copyKind = a.copyKind;
+  op.device = a.deviceId;
+  op.stream = a.streamId;
+  op.startNs = toMono(clockScale_, clockOffset_, a.start);
+  op.endNs = std::max(op.startNs, toMono(clockScale_, clockOffset_, a.end));
+  op.bytes = a.bytes;
+  op.name = opName(meta_, a);
+  t_.ops.push_back(std::move(op));
+  if (a.externalId && externalIdsOf_.empty()) externalIdsOf_.resize(correlationIds_.size(), 0);
+  if (!externalIdsOf_.empty() || a.externalId) externalIdsOf_.push_back(a.externalId);
+  correlationIds_.push_back(a.correlationId);
+}
+
+ProcessTimeline TimelineBuilder::finish() {
+  const ProcessLog& log = meta_;
+  ProcessTimeline& t = t_;
+  // Calls, in the order they were made (the log interleaves threads' chunks).
+  permute(t.calls, stableOrder(t.calls, [](const HostCall& h) { return h.enterNs; }));
+  std::map<std::pair<std::string, uint32_t>, int> locIndex;
+  std::vector<int> locOfVariant(variants_.size(), -1);
+  for (auto& h : t.calls) {
+    if (h.loc < 0) continue;
+    int& loc = locOfVariant[size_t(h.loc)];
+    if (loc < 0) {
+      const SourceLoc& v = variants_[size_t(h.loc)];
+      CallSite s;
+      s.path = v.path;
+      s.line = v.line;
+      s.function = v.function;
+      s.python = v.python;
+      loc = internLoc(t, locIndex, s);
+    }
+    h.loc = loc;
+  }
+  std::sort(pythonTids_.begin(), pythonTids_.end());
+  t.pythonThreads = pythonTids_;
   t.collectives = log.collectives;
   markGpuTimed(t, log);
 
@@ -194,32 +278,30 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
   }
 
   // GPU work, on the host clock.
-  ClockMap clock(log.clocks);
-  t.gpuTiming = clock.valid && !log.activities.empty();
+  t.gpuTiming = clockValid_ && activities_ > 0;
   if (t.gpuTiming) {
-    t.ops.reserve(log.activities.size());
-    std::vector<std::pair<uint32_t, size_t>> unjoined;  // (CUPTI correlation id, op index)
-    for (const auto& a : log.activities) {
-      if (a.start == 0 || a.end < a.start) continue;  // CUPTI's placeholder for an unfinished op
-      GpuOp op;
-      op.kind = a.kind;
-      op.copyKind = a.copyKind;
-      op.device = a.deviceId;
-      op.stream = a.streamId;
-      op.startNs = clock.toMono(a.start);
-      op.endNs = std::max(op.startNs, clock.toMono(a.end));
-      op.bytes = a.bytes;
-      op.name = opName(log, a);
-      if (auto it = callByCorr.find(a.externalId); a.externalId && it != callByCorr.end())
-        op.call = it->second;
+    // Only logs whose GPU records name their launching call (kCorrelated, older recorders) need
+    // the index: one entry per call cost ~50 bytes per call at the report's peak.
+    std::unordered_map<uint64_t, int> callByCorr;
+    if (externalIds_)
+      for (size_t i = 0; i < t.calls.size(); ++i)
+        if (t.calls[i].corr) callByCorr[t.calls[i].corr] = int(i);
+    std::vector<std::pair<uint32_t, uint32_t>> unjoined;  // (CUPTI correlation id, op index)
+    for (size_t k = 0; k < t.ops.size(); ++k) {
+      uint64_t externalId = externalIdsOf_.empty() ? 0 : externalIdsOf_[k];
+      uint32_t correlationId = correlationIds_[k];
+      if (auto it = callByCorr.find(externalId); externalId && it != callByCorr.end())
+        t.ops[k].call = it->second;
       else
-        unjoined.emplace_back(a.correlationId, t.ops.size());
-      t.ops.push_back(std::move(op));
+        unjoined.emplace_back(correlationId, uint32_t(k));
     }
-    joinByOrder(log, t, calls, unjoined);
+    std::vector<uint32_t>().swap(correlationIds_);
+    std::vector<uint64_t>().swap(externalIdsOf_);
+    joinByOrder(log, t, unjoined);
     t.gpuTiming = !t.ops.empty();
-    std::stable_sort(t.ops.begin(), t.ops.end(),
-                     [](const GpuOp& a, const GpuOp& b) { return a.startNs < b.startNs; });
+    permute(t.ops, stableOrder(t.ops, [](const GpuOp& op) { return op.startNs; }));
+  } else {
+    t.ops.clear();
   }
 
   // Streams: CUPTI ids, tied to the handles the program passed through the launching calls.
@@ -257,7 +339,7 @@ ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym) {
   for (const auto& op : t.ops) { t.beginNs = std::min(t.beginNs, op.startNs); t.endNs = std::max(t.endNs, op.endNs); }
   if (t.beginNs == UINT64_MAX) t.beginNs = 0;
   finishGpuCoverage(t);
-  return t;
+  return std::move(t_);
 }
 
 }  // namespace sl::runtime

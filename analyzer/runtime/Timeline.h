@@ -4,7 +4,9 @@
 // (Pairing.h) and the HTML / Perfetto writers. All times are host CLOCK_MONOTONIC nanoseconds.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -42,6 +44,7 @@ struct HostCall {
   bool blocking = false;  // a class that can make the host wait (isHostBlockingCandidate)
   // Began inside a GPU timing window (TimedWindows.h): its GPU work, if any, can be in the log.
   bool gpuTimed = false;
+  uint32_t nameId = 0;  // the log's String id of the kernel it launched (0 unknown); fills padding
   uint64_t blockedNs() const { return exitNs > enterNs ? exitNs - enterNs : 0; }
 };
 
@@ -105,5 +108,36 @@ struct ProcessTimeline {
 // `log` must have been read with all API records and activities kept. Native locations go through
 // `sym` (batched: one addr2line per module).
 ProcessTimeline buildTimeline(const ProcessLog& log, Symbolizer& sym);
+
+struct CallSite;
+
+// A timeline built from calls and GPU records handed over one at a time, in the log's order (the
+// streaming report: no ApiCall or ActivityRecord is held, only what the timeline keeps). `meta`
+// is the log read without its calls and GPU records (every other record: codes, strings, clocks,
+// windows, collectives); it must outlive the builder. The same timeline as buildTimeline.
+class TimelineBuilder {
+ public:
+  explicit TimelineBuilder(const ProcessLog& meta);
+  // `site`: resolveCallSite of the call (the caller resolves it once for every analysis).
+  void addCall(const ApiCall& c, const CallSite& site);
+  void addActivity(const slog::ActivityRecord& a);
+  ProcessTimeline finish();
+
+ private:
+  const ProcessLog& meta_;
+  ProcessTimeline t_;
+  std::vector<SourceLoc> variants_;  // distinct sites as resolved; HostCall::loc points here until finish()
+  std::map<std::tuple<std::string, uint32_t, std::string, bool>, int> variantIndex_;
+  std::vector<uint32_t> pythonTids_;
+  // Per op, until finish() joins the ops to their calls: CUPTI's correlation id, and the external
+  // id (the launching call's corr) only once a record has one (logs of older recorders): 4 bytes
+  // an op on today's logs, not 16.
+  std::vector<uint32_t> correlationIds_;
+  std::vector<uint64_t> externalIdsOf_;
+  uint64_t activities_ = 0;
+  bool externalIds_ = false;
+  bool clockValid_ = false;
+  double clockScale_ = 1, clockOffset_ = 0;
+};
 
 }  // namespace sl::runtime

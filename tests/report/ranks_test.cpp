@@ -18,6 +18,7 @@
 #include "runtime/PerfettoTrace.h"
 #include "runtime/RankAlignment.h"
 #include "runtime/RankSummary.h"
+#include "runtime/RanksReport.h"
 #include "runtime/ReportCommand.h"
 #include "runtime/RuntimeRules.h"
 
@@ -364,4 +365,31 @@ TEST(Ranks, HtmlHasARanksTable) {
   EXPECT_NE(page.find("6.00 ms", table), std::string::npos) << page.substr(table, 1500);  // rank 0 waited
   EXPECT_NE(page.find("&lt;b&gt;a note&lt;/b&gt;", table), std::string::npos);
   EXPECT_EQ(page.find("<b>a note</b>"), std::string::npos);
+}
+
+// An hour's run has millions of NCCL calls: the JSON lists that grow with the log stop at
+// kJsonListCap and say so; the counts and sums still cover every call.
+TEST(Ranks, JsonListsStopAtTheCapAndSaySo) {
+  const uint64_t n = kJsonListCap + 5;
+  std::vector<RankView> views;
+  for (int rank = 0; rank < 2; ++rank) {
+    RankLog r(rank);
+    for (uint64_t i = 0; i < n; ++i) {
+      uint64_t t0 = (1 + 2 * i) * kMs;
+      r.allReduce(t0 + (rank ? 100000 : 0));
+      r.ncclKernel(t0 + 200000, t0 + kMs);
+    }
+    ProcessTimeline t = timelineOf(r.log);
+    views.push_back(rankView(t, analyzeCommunication(t)));
+  }
+  RankAlignment a = alignRanks(views);
+  ASSERT_EQ(a.collectives.size(), n);
+  nlohmann::json j = ranksJson(views, a, true);
+  EXPECT_EQ(j["ranks"][0]["ncclCalls"], n);
+  EXPECT_EQ(j["ranks"][0]["ncclCallList"].size(), kJsonListCap);
+  EXPECT_EQ(j["alignedCollectives"].size(), kJsonListCap);
+  std::string notes = j["notes"].dump();
+  EXPECT_NE(notes.find("ncclCallList of rank 1: the first 10000 of 10005 NCCL calls"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("alignedCollectives: the first 10000 of 10005"), std::string::npos) << notes;
+  EXPECT_EQ(a.ranks[1].lastCount, n);  // rank 1 came last every time, counted past the cap
 }
