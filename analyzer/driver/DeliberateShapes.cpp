@@ -76,6 +76,11 @@ std::vector<std::pair<uint32_t, uint32_t>> steppingLoops(const Lines& text, uint
     std::string_view c = text.code(l);
     if (c.starts_with("async ")) c.remove_prefix(6);
     if (!startsWithWord(c, "for") && !startsWithWord(c, "while")) continue;
+    // A header continued on the next lines leaves a bracket open; a line `for x in xs` inside a
+    // comprehension written over several lines closes its brackets and ends without ':'.
+    int open = 0;
+    for (char ch : c) open += (ch == '(' || ch == '[') - (ch == ')' || ch == ']');
+    if (!c.ends_with(":") && open <= 0) continue;
     uint32_t end = text.blockEnd(l, last);
     for (uint32_t b = l + 1; b <= end; ++b)
       if (text.raw(b).find(".step(") != std::string_view::npos) {
