@@ -135,6 +135,8 @@ std::string_view enclosingDef(std::string_view src, size_t at) {
     size_t first = src.find_first_not_of(" \t", start);
     if (first >= end || src[first] == '#') continue;  // blank or comment
     if (first - start >= indent) continue;            // the same block or deeper
+    // The closing line of a `def` written over several lines (`    ) -> None:`) opens no block.
+    if (src[first] == ')' || src[first] == ']' || src[first] == '}') continue;
     indent = first - start;
     std::string_view line = src.substr(first, end - first);
     if (line.starts_with("async ")) line.remove_prefix(6);
@@ -162,6 +164,17 @@ std::string setUpByCallers(const model::Module& m, uint32_t line, std::string_vi
   return innermost && !src.empty() ? calledOnlyFromSetUp(*innermost, src) : "";
 }
 
+bool mentionInProse(std::string_view src, size_t at, size_t length) {
+  if ((at > 0 && src[at - 1] == '`') || (at + length < src.size() && src[at + length] == '`')) return true;
+  size_t lineStart = src.rfind('\n', at == 0 ? 0 : at - 1);
+  lineStart = lineStart == std::string_view::npos || at == 0 ? 0 : lineStart + 1;
+  std::string_view before = src.substr(lineStart, at - lineStart);
+  if (before.find('#') != std::string_view::npos) return true;
+  size_t quotes = 0;
+  for (char c : before) quotes += c == '"' || c == '\'';
+  return quotes % 2 == 1;
+}
+
 std::string calledOnlyFromSetUp(const model::Function& f, std::string_view src) {
   std::string_view name(f.name);
   name = name.substr(name.rfind('.') + 1);  // npos + 1 == 0
@@ -175,6 +188,7 @@ std::string calledOnlyFromSetUp(const model::Function& f, std::string_view src) 
   for (size_t at = src.find(name); at != std::string_view::npos; at = src.find(name, at + name.size())) {
     size_t after = at + name.size();
     if ((at > 0 && identChar(src[at - 1])) || (after < src.size() && identChar(src[after]))) continue;
+    if (mentionInProse(src, at, name.size())) continue;  // a log message or docstring naming the helper
     size_t k = at;
     while (k > 0 && (src[k - 1] == ' ' || src[k - 1] == '\t')) --k;
     if (k >= 3 && src.substr(k - 3, 3) == "def" && (k == 3 || !identChar(src[k - 4]))) continue;

@@ -56,4 +56,9 @@ std::string setUpByCallers(const model::Module& m, uint32_t line, std::string_vi
 // `setup*`...). One level: a helper of such a helper is not followed.
 std::string calledOnlyFromSetUp(const model::Function& f, std::string_view src);
 
+// Whether the name at offset `at` (`length` bytes) of Python source `src` is prose, not code: in a comment,
+// between quotes on its line (an f-string or a message naming the function), or quoted with
+// backticks (a docstring's `_helper`). Such mentions neither call nor hand on a function.
+bool mentionInProse(std::string_view src, size_t at, size_t length);
+
 }  // namespace sl

@@ -471,6 +471,11 @@ std::string roleByName(std::string_view last) {
                               has("model") || has("weights") || has("pretrained") || has("adapter") ||
                               has("from") || has("params") || has("parameters"));
   once |= (first == "build" || first == "prepare") && w.size() > 1 && w.back() == "model";
+  once |= has("prepare") && w.size() > 2 && w.back() == "model";  // fsdp2_prepare_model
+  // Checkpoint I/O: a state dict gathered, converted or loaded (`gather_cpu_state_dict`,
+  // `_remap_adapter_state_dict_for_load`, `gather_from_sharded_optimizer_state`): once per save
+  // or load. Not activation checkpointing (`checkpoint_unpack` runs every backward).
+  once |= has("state") && (has("dict") || has("gather"));
   once |= first == "prepare" && w.back() == "latents";            // prepare_latents: once per pipeline call
   once |= (first == "quantize" || first == "wrap" || first == "shard") && has("model");
   once |= first == "capture" && (has("graph") || has("graphs") || has("cudagraph"));  // CUDA-graph capture
