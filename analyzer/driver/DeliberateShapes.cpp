@@ -343,9 +343,11 @@ std::string deliberateShapeReason(const Finding& f, const model::Module& m, std:
   const model::Event* e = syncAt(*fn, f.loc.line);
   if (!e) return "";
   Lines text(src);
-  if (std::string why = bulkRead(text, *fn, *e, f.loc.line); !why.empty()) return why;
+  // A closure run on every iteration of a loop is that loop's body: "once per step" is wrong there.
+  bool loopBody = !fn->perIteration.empty();
+  if (std::string why = loopBody ? "" : bulkRead(text, *fn, *e, f.loc.line); !why.empty()) return why;
   if (std::string why = loopExit(text, *fn, *e, f.loc.line); !why.empty()) return why;
-  if (std::string why = pathTest(text, *fn, *e, f.loc.line); !why.empty()) return why;
+  if (std::string why = loopBody ? "" : pathTest(text, *fn, *e, f.loc.line); !why.empty()) return why;
   if (std::string why = keptOnHost(text, *e, f.loc.line); !why.empty()) return why;
   if (std::string why = omittedArgument(text, *fn, *e, f.loc.line); !why.empty()) return why;
   if (std::string why = firstUse(text, *fn, f.loc.line); !why.empty()) return why;
@@ -353,7 +355,7 @@ std::string deliberateShapeReason(const Finding& f, const model::Module& m, std:
   std::string_view path(m.path);
   std::string_view file = path.substr(path.rfind('/') + 1);
   if (file.find("logging") != std::string_view::npos) return "logging: a module named for it";
-  return oncePerCall(text, m, *fn, f.loc.line);
+  return loopBody ? "" : oncePerCall(text, m, *fn, f.loc.line);
 }
 
 }  // namespace sl
