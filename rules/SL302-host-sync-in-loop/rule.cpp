@@ -133,22 +133,23 @@ class HostSyncInLoop : public Rule {
  private:
   static std::string what(const model::Event& e) { return e.api.empty() ? "this call" : "'" + e.api + "'"; }
 
+  // A sync in a function that runs more often than its own code shows: every step (`f.hot`) or
+  // on every iteration of a caller's loop (`f.perIteration`).
   static void reportHot(RuleContext& ctx, const model::Function& f, const model::Event& e) {
-    std::string name = f.name.substr(f.name.rfind('.') + 1);  // npos + 1 == 0
-    Finding& out = ctx.report(e.loc, what(e) + " makes the host wait for the GPU in `" + name +
-                                         "()`, which runs every step (" + f.hot +
-                                         "): the GPU idles while the host queues the next launches; "
-                                         "keep the value on the GPU, or read it under an interval guard");
-    ctx.note(out, f.loc, "`" + name + "()` runs every step: " + f.hot);
+    reportRunsOften(ctx, f, e, "every step (" + f.hot + ")", "keep the value on the GPU, or read it under an interval guard",
+                    f.loc, "runs every step: " + f.hot);
   }
-
   static void reportPerIteration(RuleContext& ctx, const model::Function& f, const model::Event& e) {
+    reportRunsOften(ctx, f, e, "on every iteration of " + f.perIteration,
+                    "read the values of all iterations at once, before the loop", f.perIterationLoop,
+                    "is called on every iteration of this loop");
+  }
+  static void reportRunsOften(RuleContext& ctx, const model::Function& f, const model::Event& e, const std::string& when,
+                              const std::string& fix, const Loc& noteAt, const std::string& note) {
     std::string name = f.name.substr(f.name.rfind('.') + 1);  // npos + 1 == 0
-    Finding& out = ctx.report(e.loc, what(e) + " makes the host wait for the GPU in `" + name +
-                                         "()`, which runs on every iteration of " + f.perIteration +
-                                         ": the GPU idles while the host queues the next launches; "
-                                         "read the values of all iterations at once, before the loop");
-    ctx.note(out, f.perIterationLoop, "`" + name + "()` is called on every iteration of this loop");
+    Finding& out = ctx.report(e.loc, what(e) + " makes the host wait for the GPU in `" + name + "()`, which runs " +
+                                         when + ": the GPU idles while the host queues the next launches; " + fix);
+    ctx.note(out, noteAt, "`" + name + "()` " + note);
   }
 
   // cudaMalloc/cudaFree (and friends) in a loop that launches work: one finding per loop, at
