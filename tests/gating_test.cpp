@@ -64,6 +64,14 @@ TEST(Baseline, OnlyNewFindingsRemain) {
   t.write("bad.json", "{\"findings\": 3}");
   EXPECT_FALSE(sl::applyBaseline((t.dir / "bad.json").string(), {}, r, err));
   EXPECT_NE(err.find("invalid baseline"), std::string::npos) << err;
+  // A version too large for an int (make fuzz's baseline target, UBSan) or not a number: refused.
+  for (const char* v : {"1.44e105", "1.5", "\"1\""}) {
+    t.write("v.json", std::string("{\"tool\": \"streamlint\", \"version\": ") + v + ", \"findings\": []}");
+    EXPECT_FALSE(sl::applyBaseline((t.dir / "v.json").string(), {}, r, err)) << v;
+    EXPECT_NE(err.find("not a streamlint baseline"), std::string::npos) << err;
+  }
+  t.write("v.json", "{\"tool\": \"streamlint\", \"version\": 1.0, \"findings\": []}");
+  EXPECT_TRUE(sl::applyBaseline((t.dir / "v.json").string(), {}, r, err)) << err;
 }
 
 TEST(GitDiff, ParsesZeroContextHunks) {

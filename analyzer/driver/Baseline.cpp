@@ -42,7 +42,8 @@ bool applyBaseline(const std::string& file, std::vector<Finding> findings, Basel
   std::map<std::string, int> accepted;  // fingerprint -> entries left
   try {
     nlohmann::json doc = nlohmann::json::parse(in);
-    if (doc.value("tool", "") != "streamlint" || doc.value("version", 0) != 1)
+    // The version is compared as JSON, not converted: value<int>() of 1e105 is undefined behaviour.
+    if (doc.value("tool", "") != "streamlint" || !doc.contains("version") || doc["version"] != 1)
       throw std::runtime_error("not a streamlint baseline (version 1)");
     for (const auto& e : doc.at("findings")) ++accepted[e.at("rule").get<std::string>() + "|" + e.at("fingerprint").get<std::string>()];
   } catch (const std::exception& e) {
