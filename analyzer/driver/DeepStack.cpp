@@ -78,6 +78,10 @@ void setCurrentInput(const std::string* path) { t_input = path; }
 
 void runOnDeepStacks(unsigned threads, const std::function<void()>& work) {
   installHandler();
+  if (threads <= 1 && t_stackLow) {  // already on a deep stack, with the handler's alternate stack
+    work();
+    return;
+  }
   std::vector<pthread_t> pool;
   pthread_attr_t attr;
   pthread_attr_init(&attr);

@@ -11,7 +11,9 @@
 
 namespace sl {
 
-// Runs `work` on `threads` threads with deep stacks and waits for them.
+// Runs `work` on `threads` threads with deep stacks and waits for them. One thread asked for
+// from a thread that already has a deep stack runs `work` right there: a caller that is itself
+// a deep-stack worker (the fuzz target runs each input in one) starts no thread per stage.
 void runOnDeepStacks(unsigned threads, const std::function<void()>& work);
 
 // Names the input the calling thread is working on, for the overflow message (a path that
