@@ -7,6 +7,7 @@
 #include <iterator>
 #include <toml++/toml.h>
 
+#include "config/TomlCodePoints.h"
 #include "python/PyApiTable.h"
 #include "rules/Rule.h"
 
@@ -186,22 +187,11 @@ Severity Config::severityOf(const std::string& rule, Severity fallback) const {
 
 namespace {
 // toml++ 3.3 (Debian 12's) reaches __builtin_unreachable (UBSan in make fuzz) in its whitespace
-// test when a non-ASCII character stands outside a string or a comment (U+00A1..U+0499 and
-// U+FCE6..U+FEFE take a switch's missing case), and its decoder can get there from malformed
-// UTF-8, from an unterminated string, or from the first character after a line-ending backslash
-// in a multi-line string (it tests it for whitespace; found by make fuzz after 473 k runs). TOML
-// allows non-ASCII text only in strings and comments, must be UTF-8 and ends its strings: such
-// text is refused before the parser sees it. The reason and the 1-based line of the first problem; ""
-// when there is none.
-// A backslash that ends its line (only blanks after it) in a multi-line basic string: it trims
-// the newlines and blanks that follow.
-bool lineEndingBackslash(const std::string& text, size_t i) {
-  size_t k = i + 1;
-  while (k < text.size() && (text[k] == ' ' || text[k] == '\t')) ++k;
-  if (k < text.size() && text[k] == '\r') ++k;
-  return k < text.size() && text[k] == '\n';
-}
-
+// test on some non-ASCII code points (config/TomlCodePoints.h: they are swapped out before it
+// parses). Its decoder also goes wrong on malformed UTF-8 and on an unterminated string, which
+// it reads again to report. TOML allows non-ASCII text only in strings and comments, must be
+// UTF-8 and ends its strings: text that breaks those rules is refused before the parser sees
+// it. The reason and the 1-based line of the first problem; "" when there is none.
 std::string unparsableText(const std::string& text, size_t& line) {
   enum { Plain, Comment, Basic, Literal, MultiBasic, MultiLiteral } state = Plain;
   auto at = [&](size_t k) { return k < text.size() ? text[k] : '\0'; };
@@ -240,18 +230,6 @@ std::string unparsableText(const std::string& text, size_t& line) {
       case Comment: break;
       case Basic:
       case MultiBasic:
-        if (c == '\\' && state == MultiBasic && lineEndingBackslash(text, i)) {
-          // toml++ tests what follows for whitespace, and its non-ASCII test is the crashing one.
-          size_t k = i + 1, lines = 0;
-          for (; k < text.size() && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r' || text[k] == '\n'); ++k)
-            lines += text[k] == '\n';
-          if (k < text.size() && static_cast<unsigned char>(text[k]) >= 0x80) {
-            line += lines;
-            return "a non-ASCII character right after a line-ending backslash (toml++ cannot read it)";
-          }
-          ++i;  // the newlines after it are counted as lines
-          continue;
-        }
         if (c == '\\') { i += 2; continue; }
         if (c == '"' && (state == Basic || triple)) { i += state == Basic ? 1 : 3; state = Plain; continue; }
         break;
@@ -286,12 +264,13 @@ std::optional<Config> loadConfig(const std::string& file, std::string& error) {
   }
   toml::table doc;
   try {
-    doc = toml::parse(text, file);
+    doc = toml::parse(toml_safe::swapUnsafeCodePoints(text), file);
   } catch (const toml::parse_error& e) {
     error = file + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
-            ": invalid TOML: " + std::string(e.description());
+            ": invalid TOML: " + toml_safe::swapUnsafeCodePoints(e.description());
     return std::nullopt;
   }
+  toml_safe::restoreStrings(doc);
   Config c;
   c.file = file;
   // pyproject.toml holds other tools' settings: only its [tool.streamlint] is ours. Other files
