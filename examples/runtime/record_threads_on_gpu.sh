@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 out=${OUT:-/tmp/threads-out}
 sl=${SL:-$root/build/bin/streamlint}
-py=${PYTHON:-python3}
+py=${PYTHON:-python}
 mkdir -p "$out"
 rm -rf "$out/logs"
 export PYTHONUNBUFFERED=1
@@ -18,7 +18,7 @@ export PYTHONUNBUFFERED=1
 timeout 300 "$sl" run --out "$out/logs" -- "$py" "$here/dataloader_backward.py" > "$out/run.txt" 2>&1
 echo "run exit $?" >> "$out/run.txt"
 timeout 120 "$sl" report "$out/logs" "$here" > "$out/report.txt" 2>&1
-timeout 120 "$sl" report "$out/logs" "$here" --format json > "$out/report.json" 2> "$out/report.err"
+timeout 120 "$sl" report "$out/logs" "$here" --min-blocking-us 0 --format json > "$out/report.json" 2> "$out/report.err"
 timeout 60 "$py" - "$out/report.json" > "$out/summary.txt" 2>&1 <<'PY'
 import json, sys
 findings = json.load(open(sys.argv[1]))["findings"]
