@@ -193,7 +193,7 @@ struct HostBlockingSites::Impl {
   SiteMap ownSites;  // the own sites of deferred calls (their counts unused)
   std::vector<DeferredCall> deferred;
   // Places the deferred calls into `out`: at the user line their timeline attributes them to,
-  // else at their own site. `timelines` null: all at their own site.
+  // else at their own site.
   void place(SiteMap& out, const std::vector<ProcessTimeline>* timelines) const;
 };
 
@@ -310,8 +310,11 @@ std::vector<Finding> measuredHostBlocking(const std::vector<ProcessLog>& logs,
     clocks.emplace_back(log);
     clockOfPid[log.header.pid] = &clocks.back();
   }
+  // The timelines say which thread set off the calls of threads without user code.
+  std::vector<ProcessTimeline> timelines;
+  for (const auto& log : logs) timelines.push_back(buildTimeline(log, sym));
   SiteMap all = sites.impl_->sites;
-  sites.impl_->place(all, nullptr);
+  sites.impl_->place(all, &timelines);
   return rankedFindings(all, clockOfPid, options);
 }
 

@@ -273,8 +273,8 @@ def dataloader_threads():
     at torch's pin_memory.py, threading.py or a native caller inside torch."""
     src = os.path.join(ROOT, "examples", "runtime", "dataloader_backward.py")
     lines = open(src).read().splitlines()
-    loop = next(i for i, l in enumerate(lines, 1) if "for x, y in loader:" in l)
-    backward = next(i for i, l in enumerate(lines, 1) if "loss.backward()" in l)
+    loop = next(i for i, l in enumerate(lines, 1) if l.strip() == "for x, y in loader:")
+    backward = next(i for i, l in enumerate(lines, 1) if l.strip() == "loss.backward()")
     findings, _ = report_json(os.path.join(HERE, "fixtures", "h200-dataloader-backward.slog"), src,
                               "--min-blocking-us", "0")
     sl901 = find(findings, "SL901")
