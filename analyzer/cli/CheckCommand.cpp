@@ -91,8 +91,10 @@ int checkMain(const Args& args) {
   if (!cli.diffRev.empty()) {
     if (!changed.load(cli.diffRev, where, err)) return fail(err);
     // C/C++ translation units are independent: unchanged ones cannot gain findings on changed
-    // lines, unless a header or build file changed. (Python is project-wide: all of it is read.)
+    // lines, unless a header or build file changed. Python is project-wide: the changed files
+    // are judged with what they depend on (driver/DiffScope.h).
     opts.cxx.only = changed.cppSourcesToAnalyse();
+    opts.pythonOnly = changed.changedFiles();
   }
 
   // An unchanged tree is answered from the cache (driver/ResultCache.h).
@@ -151,6 +153,9 @@ int checkMain(const Args& args) {
                    b.known, findings.size(), b.stale);
   }
   if (!cli.diffRev.empty()) {
+    if (!cli.quiet)
+      std::fprintf(stderr, "streamlint: --diff %s: %zu files analysed (the changed ones and the files their findings depend on)\n",
+                   cli.diffRev.c_str(), res.files);
     auto narrow = [&](std::vector<Finding>& list) {
       std::vector<Finding> touched;
       for (auto& f : list)

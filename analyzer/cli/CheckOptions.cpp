@@ -52,7 +52,10 @@ fixes:
 gating:
   --write-baseline FILE      record the current findings in FILE and exit 0
   --baseline FILE            report only findings that FILE does not record
-  --diff REV                 report only findings on lines changed since git revision REV
+  --diff REV                 report only findings on lines changed since git revision REV (the
+                             same as a full run's there); analyses only the changed files and
+                             the files they import or are imported by (Python), the changed
+                             translation units (C/C++; all when a header changed)
 C/C++:
   -p DIR                     read DIR/compile_commands.json for C/C++ inputs
   --cuda-path DIR            CUDA toolkit for .cu files (default: autodetect)

@@ -16,6 +16,7 @@
 
 #include "config/Config.h"
 #include "driver/DeliberateCode.h"
+#include "driver/DiffScope.h"
 #include "driver/DeliberateShapes.h"
 #include "driver/FileWalk.h"
 #include "driver/HotHelpers.h"
@@ -315,9 +316,23 @@ CheckResult runCheck(const CheckOptions& opts) {
   });
   const bool usesCuda =
       std::any_of(slots.begin(), slots.end(), [](const Slot& s) { return s.file && py::namesCuda(s.file->text()); });
+  // --diff: judge the changed files; lower them and what their findings depend on (DiffScope.h).
+  std::vector<bool> judged(slots.size(), true), lower(slots.size(), true);
+  std::optional<DiffScope> scope;
+  if (opts.pythonOnly) {
+    std::set<std::string> only(opts.pythonOnly->begin(), opts.pythonOnly->end());
+    std::vector<std::string_view> texts(slots.size());
+    for (size_t i = 0; i < slots.size(); ++i) {
+      std::error_code ec;
+      judged[i] = only.count(std::filesystem::weakly_canonical(std::filesystem::absolute(inputs.python[i], ec), ec).string());
+      if (slots[i].file) texts[i] = slots[i].file->text();
+    }
+    scope.emplace(inputs.python);
+    lower = scope->firstRound(texts, judged);
+  }
   // 2. Lower every file (in parallel).
   std::atomic<size_t> done{0};
-  parallel([&](size_t i) {
+  auto lowerSlot = [&](size_t i) {
     Slot& s = slots[i];
     if (s.file) {
       s.bytes = s.file->text().size();
@@ -331,6 +346,9 @@ CheckResult runCheck(const CheckOptions& opts) {
     size_t d = ++done;
     if (opts.progress && (d % 64 == 0 || d == slots.size()))
       std::fprintf(stderr, "\rstreamlint: %zu/%zu Python files", d, slots.size());
+  };
+  parallel([&](size_t i) {
+    if (lower[i]) lowerSlot(i);
   });
   if (opts.progress && !slots.empty()) std::fprintf(stderr, "\n");
   // 3. Helpers that per-step code in another file calls run every step (driver/HotHelpers.h).
@@ -364,6 +382,33 @@ CheckResult runCheck(const CheckOptions& opts) {
       for (auto& s : slots)
         if (s.module) s.dump = "# " + s.module->path + "\n" + model::dump(*s.module);
   }
+  // 3b. --diff: the modules the judged files' calls can reach, round after round (DiffScope.h).
+  if (scope) {
+    std::vector<bool> reached(judged);
+    std::vector<size_t> frontier;
+    for (size_t i = 0; i < slots.size(); ++i)
+      if (judged[i]) frontier.push_back(i);
+    while (!frontier.empty()) {
+      std::vector<size_t> named, next;
+      for (size_t i : frontier)
+        if (slots[i].module)
+          for (const auto& f : slots[i].module->functions)
+            for (const auto& e : f.events)
+              if (e.kind == model::EventKind::Call && !e.callee.empty()) scope->modulesCalled(i, e.callee, named);
+      std::vector<bool> pending(slots.size(), false);
+      for (size_t m : named)
+        if (!reached[m]) {
+          reached[m] = true;
+          next.push_back(m);
+          pending[m] = !lower[m];
+          lower[m] = true;
+        }
+      parallel([&](size_t i) {
+        if (pending[i]) lowerSlot(i);
+      });
+      frontier = std::move(next);
+    }
+  }
   // 4. Calls across files: callee summaries flow to their callers in other modules.
   std::vector<const model::Module*> modules;
   std::vector<model::ModuleSummary*> summaries;
@@ -373,7 +418,7 @@ CheckResult runCheck(const CheckOptions& opts) {
   // 5. Judge every module against the project-wide summaries (in parallel).
   parallel([&](size_t i) {
     Slot& s = slots[i];
-    if (!s.module) return;
+    if (!s.module || !judged[i]) return;
     s.hidden = judge(*s.module, &*s.file, rules, *pyConfigs[i], opts, pyDeliberate[i], s.findings, s.deliberate,
                      &*s.summary);
   });  // (modules stay alive until the end: other modules' summaries point at their events)

@@ -2,6 +2,7 @@
 // parallel, run the selected rules, apply configuration and inline suppressions. Shared by the
 // CLI and the rule-example tests.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ struct CheckOptions {
   int minConfidence = -1;
   // --keep-going: C/C++ files that cannot be parsed do not fail the run (config: keep-going).
   bool keepGoing = false;
+  // --diff: judge only these Python files (absolute, canonical: ChangedLines::changedFiles), and
+  // lower only the files their findings depend on (driver/DiffScope.h). Unset: every file.
+  std::optional<std::vector<std::string>> pythonOnly;
 };
 
 struct CheckResult {

@@ -125,6 +125,12 @@ std::optional<std::vector<std::string>> ChangedLines::cppSourcesToAnalyse() cons
   return sources;
 }
 
+std::vector<std::string> ChangedLines::changedFiles() const {
+  std::vector<std::string> files(whole_.begin(), whole_.end());
+  for (const auto& [file, r] : ranges_) files.push_back(file);
+  return files;
+}
+
 bool ChangedLines::contains(const std::string& path, uint32_t line) const {
   std::string abs = canonical(path);
   if (whole_.count(abs)) return true;

@@ -20,6 +20,8 @@ class ChangedLines {
   void parseDiff(const std::string& diff, const std::string& top);
   void addWholeFile(const std::string& absPath) { whole_.insert(absPath); }
   bool contains(const std::string& path, uint32_t line) const;
+  // Every file with an added or changed line (absolute, canonical).
+  std::vector<std::string> changedFiles() const;
   // The C/C++ sources a run must re-analyse: the changed ones, or unset (all) when a changed
   // file could change other translation units (a header, a build file).
   std::optional<std::vector<std::string>> cppSourcesToAnalyse() const;

@@ -150,6 +150,7 @@ std::string ResultCache::keyFor(const CheckOptions& opts) {
   list("paths", opts.paths);
   list("select", opts.select);
   list("ignore", opts.ignore);
+  if (opts.pythonOnly) list("judged", *opts.pythonOnly);  // --diff: only these files were judged
   const char* noPrefilter = std::getenv("STREAMLINT_NO_PREFILTER");
   key << "flags " << opts.reportUnusedSuppressions << opts.checkDeliberateCode << opts.prefilter
       << (noPrefilter && *noPrefilter) << opts.keepGoing << " " << opts.minConfidence << "\n";

@@ -80,14 +80,59 @@ struct Site {
   std::set<int> ranks;
   std::set<uint32_t> threads;
   bool pythonProcessNoFrame = false;  // a Python program, but this thread ran no Python code
+  bool python = false;                // its own site is a Python line
+  // Calls made on threads that run none of the user's code, placed at the user line that set them
+  // off (ProcessTimeline's attributedLoc): where they were made, and on what kind of thread.
+  bool attributed = false;
+  std::set<std::string> madeAt;       // "libtorch_cuda.so+0x17ab117", ".../pin_memory.py:55"
+  std::vector<RelatedLocation> madeAtLines;  // the library Python lines among them
+  std::set<std::string> threadKinds;  // "the DataLoader's pin-memory thread"
+  bool byStart = false, byOrder = false;  // placed at the thread's start line / the last user line
 };
+
+using SiteKey = std::tuple<std::string, uint32_t, std::string, std::string>;
+using SiteMap = std::map<SiteKey, Site>;
+
+// A blocking call whose own site is no user line (library code, or a native caller without a
+// line): its place is decided once the timeline knows which thread set it off.
+struct DeferredCall {
+  uint64_t pid = 0, enterNs = 0, blockedNs = 0;
+  uint32_t tid = 0;
+  int rank = -1;
+  slog::Api api{};
+  const Site* own = nullptr;  // its own site (counts unused), in Impl::ownSites
+};
+
+void count(Site& site, uint64_t pid, int rank, uint32_t tid, uint64_t enterNs, uint64_t blockedNs) {
+  site.calls++;
+  site.totalNs += blockedNs;
+  site.maxNs = std::max(site.maxNs, blockedNs);
+  site.pids.insert(pid);
+  if (rank >= 0) site.ranks.insert(rank);
+  site.threads.insert(tid);
+  site.firstNs = std::min(site.firstNs, enterNs);
+  site.lastNs = std::max(site.lastNs, enterNs);
+}
+
+std::string baseName(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
+
+// What kind of thread made a call that ran none of the user's code: from its name (the recorder's
+// thread records) and its own site.
+std::string threadKind(const Site& own, bool pythonProcess, const std::string& name) {
+  if (name.rfind("pt_autograd", 0) == 0) return "autograd's backward thread " + name;
+  if (name.find("nccl") != std::string::npos || name.find("NCCL") != std::string::npos)
+    return "NCCL's thread " + name;
+  if (own.python)
+    return own.path.find("/pin_memory.py") != std::string::npos
+               ? "the DataLoader's pin-memory thread"
+               : "a Python thread that runs only library code (" + baseName(own.path) + ")";
+  return pythonProcess ? "a thread without Python code (such as autograd's backward threads)"
+                       : "a thread without the program's own code";
+}
 
 // Code the user did not write: torch, site-packages, generated (inductor) code, or a module
 // without a source line.
-bool insideLibrary(const Site& s) {
-  return !s.line || isLibrarySource(s.path) || s.path.find("/torchinductor_") != std::string::npos ||
-         s.path.find("/torch/") != std::string::npos;
-}
+bool insideLibrary(const Site& s) { return !s.line || isLibraryCode(s.path); }
 
 // Per-step cost or one-time set-up: a site whose calls recur through most of the program's CUDA
 // work is paid every step (`x.to(device)` in the loop); one whose calls all fall in a short
@@ -138,15 +183,70 @@ struct CallClock {
   }
 };
 
-std::vector<Finding> rankedFindings(std::map<std::tuple<std::string, uint32_t, std::string, std::string>, Site>& sites,
-                                    const std::map<uint64_t, const CallClock*>& clockOfPid,
+std::vector<Finding> rankedFindings(SiteMap& sites, const std::map<uint64_t, const CallClock*>& clockOfPid,
                                     const HostBlockingOptions& options);
 
 }  // namespace
 
 struct HostBlockingSites::Impl {
-  std::map<std::tuple<std::string, uint32_t, std::string, std::string>, Site> sites;
+  SiteMap sites;     // calls at user lines
+  SiteMap ownSites;  // the own sites of deferred calls (their counts unused)
+  std::vector<DeferredCall> deferred;
+  // Places the deferred calls into `out`: at the user line their timeline attributes them to,
+  // else at their own site.
+  void place(SiteMap& out, const std::vector<ProcessTimeline>* timelines) const;
 };
+
+void HostBlockingSites::Impl::place(SiteMap& out, const std::vector<ProcessTimeline>* timelines) const {
+  std::map<uint64_t, const ProcessTimeline*> byPid;
+  if (timelines)
+    for (const auto& t : *timelines) byPid[t.pid] = &t;
+  for (const DeferredCall& d : deferred) {
+    const Site& own = *d.own;
+    int loc = -1;
+    const ProcessTimeline* t = nullptr;
+    if (auto it = byPid.find(d.pid); it != byPid.end()) {
+      t = it->second;
+      const auto& calls = it->second->calls;  // by enter time
+      auto first = std::lower_bound(calls.begin(), calls.end(), d.enterNs,
+                                    [](const HostCall& h, uint64_t t) { return h.enterNs < t; });
+      for (auto c = first; c != calls.end() && c->enterNs == d.enterNs; ++c)
+        if (c->tid == d.tid && c->api == d.api) { loc = c->attributedLoc; break; }
+    }
+    if (loc < 0) {
+      Site& site = out[{own.path, own.line, own.line ? std::string() : own.native, own.api}];
+      if (site.calls == 0) site = own;
+      count(site, d.pid, d.rank, d.tid, d.enterNs, d.blockedNs);
+      continue;
+    }
+    const SourceLoc& at = t->locations[size_t(loc)];
+    std::string name;
+    bool byStart = false;
+    if (auto th = t->threads.find(d.tid); th != t->threads.end()) {
+      name = th->second.name;
+      byStart = th->second.startLoc == loc && !th->second.autograd();
+    }
+    Site& site = out[{at.path, at.line, "<attributed>", own.api}];
+    if (site.calls == 0) {
+      site = own;
+      site.path = at.path;
+      site.line = at.line;
+      site.function = at.function;
+      site.native.clear();
+      site.python = at.python;
+      site.pythonProcessNoFrame = false;
+      site.attributed = true;
+    }
+    const bool pythonProcess = own.python || own.pythonProcessNoFrame;
+    std::string kind = threadKind(own, pythonProcess, name);
+    std::string made = own.line ? own.path + ":" + std::to_string(own.line) : own.native;
+    if (site.madeAt.insert(made).second && own.line && site.madeAtLines.size() < 3)
+      site.madeAtLines.push_back({own.path, Loc{own.line, 1}, "the call was made here, on " + kind});
+    site.threadKinds.insert(kind);
+    (byStart ? site.byStart : site.byOrder) = true;
+    count(site, d.pid, d.rank, d.tid, d.enterNs, d.blockedNs);
+  }
+}
 
 HostBlockingSites::HostBlockingSites() : impl_(new Impl) {}
 HostBlockingSites::~HostBlockingSites() { delete impl_; }
@@ -162,18 +262,19 @@ void HostBlockingSites::add(const ProcessLog& log, const ApiCall& c, const CallS
   s.function = where.function;
   s.native = where.native;
   s.pythonProcessNoFrame = !where.python && log.header.pythonVersion != 0;
+  s.python = where.python;
   s.api = slog::apiName(c.rec.api);
-  auto& site = impl_->sites[{s.path, s.line, s.line ? std::string() : s.native, s.api}];
+  s.cls = cls;
+  SiteKey key{s.path, s.line, s.line ? std::string() : s.native, s.api};
+  if (!s.line || isLibraryCode(s.path)) {
+    Site& own = impl_->ownSites[key];
+    if (own.api.empty()) own = s;
+    impl_->deferred.push_back({log.header.pid, c.rec.tEnter, c.blockedNs(), c.tid, log.header.rank, c.rec.api, &own});
+    return;
+  }
+  auto& site = impl_->sites[key];
   if (site.calls == 0) site = s;
-  site.cls = cls;
-  site.calls++;
-  site.totalNs += c.blockedNs();
-  site.maxNs = std::max(site.maxNs, c.blockedNs());
-  site.pids.insert(log.header.pid);
-  if (log.header.rank >= 0) site.ranks.insert(log.header.rank);
-  site.threads.insert(c.tid);
-  site.firstNs = std::min(site.firstNs, c.rec.tEnter);
-  site.lastNs = std::max(site.lastNs, c.rec.tEnter);
+  count(site, log.header.pid, log.header.rank, c.tid, c.rec.tEnter, c.blockedNs());
 }
 
 std::vector<Finding> HostBlockingSites::findings(const std::vector<ProcessTimeline>& timelines,
@@ -185,7 +286,8 @@ std::vector<Finding> HostBlockingSites::findings(const std::vector<ProcessTimeli
     clocks.emplace_back(t);
     clockOfPid[t.pid] = &clocks.back();
   }
-  auto sites = impl_->sites;
+  SiteMap sites = impl_->sites;
+  impl_->place(sites, &timelines);
   return rankedFindings(sites, clockOfPid, options);
 }
 
@@ -208,13 +310,33 @@ std::vector<Finding> measuredHostBlocking(const std::vector<ProcessLog>& logs,
     clocks.emplace_back(log);
     clockOfPid[log.header.pid] = &clocks.back();
   }
-  return rankedFindings(sites.impl_->sites, clockOfPid, options);
+  // The timelines say which thread set off the calls of threads without user code.
+  std::vector<ProcessTimeline> timelines;
+  for (const auto& log : logs) timelines.push_back(buildTimeline(log, sym));
+  SiteMap all = sites.impl_->sites;
+  sites.impl_->place(all, &timelines);
+  return rankedFindings(all, clockOfPid, options);
 }
 
 namespace {
 
-std::vector<Finding> rankedFindings(std::map<std::tuple<std::string, uint32_t, std::string, std::string>, Site>& sites,
-                                    const std::map<uint64_t, const CallClock*>& clockOfPid,
+// Said of a site whose calls were made on threads that run none of the user's code.
+std::string attributionSentence(const Site& s) {
+  std::string kinds;
+  for (const auto& k : s.threadKinds) kinds += (kinds.empty() ? "" : " and ") + k;
+  std::string made;
+  size_t n = 0;
+  for (const auto& m : s.madeAt) {
+    if (n++ == 2) { made += ", ..."; break; }
+    made += (made.empty() ? "" : ", ") + (m.find('/') != std::string::npos ? baseName(m) : m);
+  }
+  std::string how = s.byStart && s.byOrder ? "this line started the thread or ran last before the call"
+                    : s.byStart ? "this line started the thread"
+                                : "each call goes to the user line whose CUDA calls came last before it";
+  return "; queued for this line by " + kinds + " (no user code runs there: " + how + "; made at " + made + ")";
+}
+
+std::vector<Finding> rankedFindings(SiteMap& sites, const std::map<uint64_t, const CallClock*>& clockOfPid,
                                     const HostBlockingOptions& options) {
   // A site seen in several processes (ranks) takes its widest span.
   for (auto& [key, s] : sites)
@@ -245,11 +367,13 @@ std::vector<Finding> rankedFindings(std::map<std::tuple<std::string, uint32_t, s
                 std::to_string(s->calls) + (s->calls == 1 ? " call" : " calls") +
                 (s->calls > 1 ? " (longest " + humanTime(mx * 1e3) + ")" : std::string()) + ": " +
                 explain(s->cls) +
-                (s->pythonProcessNoFrame
+                (s->attributed ? attributionSentence(*s)
+                 : s->pythonProcessNoFrame
                      ? " (called on a thread that runs no Python code, such as autograd's backward "
-                       "threads: the native caller is shown)"
+                       "threads, before any user line ran: the native caller is shown)"
                      : "") +
                 phaseSentence(*s);
+    f.notes = s->madeAtLines;
     f.properties = {{"api", s->api},
                     {"phase", perStep(*s) ? "per-step" : "set-up"},
                     {"insideLibrary", insideLibrary(*s)},
@@ -263,6 +387,13 @@ std::vector<Finding> rankedFindings(std::map<std::tuple<std::string, uint32_t, s
     if (!s->ranks.empty()) f.properties["ranks"] = std::vector<int>(s->ranks.begin(), s->ranks.end());
     if (!s->function.empty()) f.properties["function"] = s->function;
     if (!s->native.empty()) f.properties["nativeAddress"] = s->native;
+    if (s->attributed) {
+      f.properties["attributedFrom"] = std::vector<std::string>(s->madeAt.begin(), s->madeAt.end());
+      f.properties["attributedThreads"] = std::vector<std::string>(s->threadKinds.begin(), s->threadKinds.end());
+      f.properties["attributedBy"] = s->byStart && s->byOrder ? "thread start and call order"
+                                     : s->byStart             ? "thread start"
+                                                              : "call order";
+    }
     out.push_back(std::move(f));
   }
   return out;

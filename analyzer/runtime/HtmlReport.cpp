@@ -194,7 +194,9 @@ nlohmann::json processData(const ProcessTimeline& t, const HtmlReportInput& in, 
     auto [it, fresh] = threadLane.emplace(c.tid, 0);
     if (fresh) {
       it->second = int(lanes.size());
-      lanes.push_back({{"label", "thread " + std::to_string(c.tid) + (python.count(c.tid) ? " (Python)" : "")},
+      auto named = t.threads.find(c.tid);  // the recorder's thread records: "pt_autograd_0"
+      std::string name = named != t.threads.end() && !named->second.name.empty() ? " " + named->second.name : "";
+      lanes.push_back({{"label", "thread " + std::to_string(c.tid) + name + (python.count(c.tid) ? " (Python)" : "")},
                        {"type", "thread"}});
     }
     const uint64_t s = c.enterNs > begin ? c.enterNs - begin : 0;

@@ -158,6 +158,13 @@ bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log,
         if (others) log.collectives[c.corr] = c;
         break;
       }
+      case slog::RecType::Thread: {
+        slog::ThreadRecord r;
+        if (!fixedPart(body, h, r, why, "thread record")) return false;
+        if (sizeof r + r.nameLen > h.bytes) { why = "thread record cut off"; return false; }
+        if (others) log.threads[tid] = ThreadStart{std::string(body + sizeof r, r.nameLen), r.parentTid, r.pyCode, r.pyOffset};
+        break;
+      }
       default: break;  // a newer record kind of the same version: skip it by its size
     }
   }

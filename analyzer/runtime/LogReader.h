@@ -34,6 +34,13 @@ struct CodeDef {
   bool insideTorch = false;
 };
 
+// A thread's name and who started it (slog::ThreadRecord; logs of older recorders have none).
+struct ThreadStart {
+  std::string name;        // "pt_autograd_0"; the starting thread's name when it never set one
+  uint32_t parentTid = 0;  // 0 unknown
+  uint32_t pyCode = 0, pyOffset = 0;  // the starting thread's user Python line (0: none)
+};
+
 struct Module {
   std::string path;
   uint64_t base = 0, lo = 0, hi = 0;
@@ -76,6 +83,7 @@ struct ProcessLog {
   std::vector<slog::BlockRecord> blocks;
   // NCCL calls' communicator, rank, size and root/peer, by the call's corr (every mode).
   std::unordered_map<uint64_t, slog::CollectiveRecord> collectives;
+  std::unordered_map<uint32_t, ThreadStart> threads;  // by tid
   std::optional<slog::TrailerRecord> trailer;
   std::vector<std::string> problems;  // truncation or damage, one line each
 

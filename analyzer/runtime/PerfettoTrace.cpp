@@ -190,7 +190,7 @@ void writePerfettoTrace(std::ostream& out, const std::vector<ProcessTimeline>& t
       nlohmann::json args = {{"api", slog::apiName(c.api)}, {"stream", streamText(c.stream)}};
       std::string src = locText(t, t.reportLoc(c));
       if (!src.empty()) args["source"] = src;
-      if (c.loc < 0 && c.attributedLoc >= 0) args["attributed"] = true;  // Python line of another thread
+      if (c.attributedLoc >= 0) args["attributed"] = true;  // the user line that set off a thread without user code
       if (c.ret != 0) args["ret"] = c.ret;
       if (c.blocking) args["blocking"] = true;
       w.slice(hostPid, c.tid, slog::apiName(c.api), c.blocking ? "blocking" : "api", c.enterNs,

@@ -63,6 +63,12 @@ bool isLibrarySource(const std::string& file) {
                      [&](const char* d) { return file.find(d) != std::string::npos; });
 }
 
+bool isLibraryCode(const std::string& path) {
+  static const char* kParts[] = {"/torchinductor_", "/torch/", "/lib/python3"};
+  return isLibrarySource(path) || (!path.empty() && path[0] == '<') ||
+         std::any_of(std::begin(kParts), std::end(kParts), [&](const char* p) { return path.find(p) != std::string::npos; });
+}
+
 void Symbolizer::add(const std::string& module, uint64_t offset) {
   if (done_.count({module, offset})) return;
   auto& offsets = pending_[module];

@@ -40,6 +40,10 @@ class Symbolizer {
 bool isRuntimeModule(const std::string& path);
 // True for source files of system, CUDA or Python-package headers (inlined into the user's code).
 bool isLibrarySource(const std::string& file);
+// True for code the user did not write, as the report groups it: library sources, torch wherever
+// it is installed, the Python standard library, and generated code (inductor's cache, `exec`'d
+// `<string>` code such as triton's launchers, torch.fx's `<eval_with_key>`, `<frozen ...>`).
+bool isLibraryCode(const std::string& path);
 // True when `file:line` declares a `__global__` kernel (the site of nvcc's launch wrapper).
 bool isKernelWrapper(const std::string& file, uint32_t line);
 

@@ -91,6 +91,31 @@ int internLoc(ProcessTimeline& t, std::map<std::pair<std::string, uint32_t>, int
   return it->second;
 }
 
+// ProcessTimeline::threads from the log's thread records: a thread started from library code (a
+// pin-memory thread's frames are all torch's) takes its starter's start line.
+void threadStarts(const ProcessLog& log, ProcessTimeline& t, std::map<std::pair<std::string, uint32_t>, int>& locIndex) {
+  std::map<uint32_t, int> own;  // tid -> the user line that started it
+  for (const auto& [tid, s] : log.threads) {
+    t.threads[tid].name = s.name;
+    auto code = log.codes.find(s.pyCode);
+    if (!s.pyCode || code == log.codes.end()) continue;
+    CallSite site;
+    site.path = code->second.file;
+    site.line = pythonLine(code->second, s.pyOffset);
+    site.function = code->second.name;
+    site.python = true;
+    if (site.line && !isLibraryCode(site.path)) own[tid] = internLoc(t, locIndex, site);
+  }
+  for (auto& [tid, info] : t.threads) {
+    uint32_t at = tid;
+    for (int hops = 0; hops < 8 && at; ++hops) {
+      if (auto it = own.find(at); it != own.end()) { info.startLoc = it->second; break; }
+      auto s = log.threads.find(at);
+      at = s == log.threads.end() ? 0 : s->second.parentTid;
+    }
+  }
+}
+
 // GPU ops whose launching call CUPTI did not name (no external correlation record): CUPTI's
 // correlation ids grow in API-call order over the process, and so do the recorded calls by enter
 // time. Per kind (kernel <- launch, memcpy <- copy, memset <- set) walk both in order and pair each
@@ -261,20 +286,29 @@ ProcessTimeline TimelineBuilder::finish() {
   t.collectives = log.collectives;
   markGpuTimed(t, log);
 
-  // Work queued by threads that run none of the user's code (autograd's device threads, NCCL's)
-  // belongs to the line that set it off: the last source line a user thread issued a CUDA call
+  // Work queued by threads that run none of the user's code (autograd's device threads, NCCL's,
+  // a DataLoader's pin-memory thread, whose Python frames are all torch's and threading.py's)
+  // belongs to the line that set it off: the last user line a user thread issued a CUDA call
   // from. For backward() that is its own line: it queues the gradient seed first.
+  // A thread the recorder saw started from a user line (slog::ThreadRecord: a pin-memory thread
+  // from `for batch in loader:`, NCCL's watchdog from `init_process_group`) belongs to that line
+  // instead; autograd's threads are the exception: one serves every backward() after the first.
+  auto userLine = [&](const HostCall& h) {
+    return h.loc >= 0 && t.locations[h.loc].line && !isLibraryCode(t.locations[h.loc].path);
+  };
   std::set<uint32_t> userThreads;
   for (const auto& h : t.calls)
-    if (h.loc >= 0 && t.locations[h.loc].line) userThreads.insert(h.tid);
+    if (userLine(h)) userThreads.insert(h.tid);
+  threadStarts(log, t, locIndex);
   int lastUserLoc = -1;
   for (auto& h : t.calls) {
-    bool located = h.loc >= 0 && t.locations[h.loc].line;
     if (userThreads.count(h.tid)) {
-      if (located) lastUserLoc = h.loc;
-    } else if (!located) {
-      h.attributedLoc = lastUserLoc;
+      if (userLine(h)) lastUserLoc = h.loc;
+      continue;
     }
+    auto th = t.threads.find(h.tid);
+    bool started = th != t.threads.end() && th->second.startLoc >= 0 && !th->second.autograd();
+    h.attributedLoc = started ? th->second.startLoc : lastUserLoc;
   }
 
   // GPU work, on the host clock.

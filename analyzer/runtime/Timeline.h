@@ -37,9 +37,10 @@ struct HostCall {
   uint32_t kind = 0;    // copy kind, grid z, NCCL datatype (slog::ApiRecord::kind)
   uint64_t corr = 0;    // the recorder's sequence number (sanitize footprints are keyed by it)
   int loc = -1;         // index into ProcessTimeline::locations; -1 = unknown
-  // Calls without a source line on threads that run none of the user's code (autograd's device
-  // threads, NCCL's): the line a user thread last issued a CUDA call from before this call. For
-  // backward kernels that is the `backward()` line (it queues the gradient seed first).
+  // Calls on threads that run none of the user's code (autograd's device threads, NCCL's, a
+  // DataLoader's pin-memory thread: no line, or only library lines): the user line a user thread
+  // last issued a CUDA call from before this call. For backward kernels that is the `backward()`
+  // line (it queues the gradient seed first).
   int attributedLoc = -1;
   bool blocking = false;  // a class that can make the host wait (isHostBlockingCandidate)
   // Began inside a GPU timing window (TimedWindows.h): its GPU work, if any, can be in the log.
@@ -96,6 +97,14 @@ struct ProcessTimeline {
   std::vector<GpuOp> ops;         // by start time
   std::vector<StreamInfo> streams;  // by (device, id)
   std::vector<uint32_t> pythonThreads;  // threads that issued at least one call from Python
+  // Threads the recorder named (slog::ThreadRecord): the name, and the user line that started
+  // the thread (index into locations; -1 unknown), through the starting threads' own starts.
+  struct ThreadInfo {
+    std::string name;
+    int startLoc = -1;
+    bool autograd() const { return name.rfind("pt_autograd", 0) == 0; }
+  };
+  std::map<uint32_t, ThreadInfo> threads;
   // NCCL calls' communicator, rank, size and root/peer, by the call's corr (LogReader).
   std::unordered_map<uint64_t, slog::CollectiveRecord> collectives;
 

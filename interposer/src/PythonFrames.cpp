@@ -79,12 +79,15 @@ const char* strData(const void* s, uint32_t& len) {
   return utf8;
 }
 
-// Code the line walks out of, to the user's frame that called into it: the torch package
-// (site-packages/torch/ or dist-packages/torch/, wherever installed) and code generated at run
-// time — torch.compile's inductor output (in the torchinductor_<user> cache), torch.fx's
-// `<eval_with_key>` modules — and the import machinery (`<frozen importlib...>`).
+// Code the line walks out of, to the user's frame that called into it: installed packages
+// (site-packages/ or dist-packages/: torch, wherever installed, and the libraries around it), the
+// Python standard library (threading.py, under which a DataLoader's pin-memory thread runs;
+// contextlib, runpy), and code generated at run time — torch.compile's inductor output (in the
+// torchinductor_<user> cache), torch.fx's `<eval_with_key>` modules, `exec`'d `<string>` code
+// (triton's launchers) — and the import machinery (`<frozen importlib...>`).
 bool insideTorch(const char* f, uint32_t n) {
-  static constexpr const char* kNeedles[] = {"-packages/torch/", "/torchinductor_", "<eval_with_key>", "<frozen "};
+  static constexpr const char* kNeedles[] = {"-packages/", "/lib/python3.", "/torchinductor_", "<eval_with_key>",
+                                             "<frozen ", "<string>"};
   for (const char* needle : kNeedles)
     if (memmem(f, n, needle, strlen(needle))) return true;
   return false;
@@ -142,7 +145,7 @@ bool capturePython(ThreadState* ts, uint32_t& codeId, uint32_t& offset) {
   if (!cframe) return false;
   const void* frame = at<const void*>(cframe, g_l.cframeCurrent);
   bool haveFallback = false;
-  for (int depth = 0; frame && depth < 64; ++depth, frame = at<const void*>(frame, g_l.framePrevious)) {
+  for (int depth = 0; frame && depth < 256; ++depth, frame = at<const void*>(frame, g_l.framePrevious)) {
     if (g_l.cstackOwner >= 0 && at<char>(frame, g_l.frameOwner) == g_l.cstackOwner) continue;
     const void* code = at<const void*>(frame, g_l.frameCode);
     if (!code || typeOf(code) != g_codeType) {

@@ -20,8 +20,8 @@
 
 namespace sl::ip {
 
-// Fills code id/offset of the innermost frame outside torch (or the innermost frame when all are
-// inside torch). False when this thread runs no Python code.
+// Fills code id/offset of the innermost frame outside library code (installed packages, the
+// standard library, generated code: PythonFrames.cpp), or of the innermost frame when all are. False when this thread runs no Python code.
 bool capturePython(ThreadState* ts, uint32_t& codeId, uint32_t& offset);
 
 // CPython is loaded in this process (meaningful once capturePython has run).

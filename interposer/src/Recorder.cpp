@@ -31,6 +31,7 @@
 #include "GpuWindows.h"
 #include "RealDlsym.h"
 #include "Sanitize.h"
+#include "ThreadStarts.h"
 #include "UserFrames.h"
 
 namespace sl::ip {
@@ -499,6 +500,7 @@ void atExit() { flushAndClose(); }
 }  // namespace
 
 bool recordingEnabled() { return g_state.load(std::memory_order_relaxed) != State::Off; }
+bool recordingOn() { return g_state.load(std::memory_order_acquire) == State::On; }
 uint32_t pythonVersion() { return g_pyVersion; }
 uint64_t nextCorrelation() { return g_corr.fetch_add(1, std::memory_order_relaxed) + 1; }
 uint32_t nextStringId() { return g_stringId.fetch_add(1, std::memory_order_relaxed) + 1; }
@@ -524,7 +526,9 @@ void ensureStarted() {
   }
   calibrateLocked();  // the first (tsc, mono) pair, before any hook stamps a record
   g_state.store(State::On, std::memory_order_release);
+  ++t_depth;  // the writer thread is ours: pthread_create's wrapper (ThreadStarts.cpp) passes it through
   startWriter();
+  --t_depth;
 }
 
 ThreadState* threadStateSlow() {
@@ -568,6 +572,7 @@ ThreadState* threadStateSlow() {
   ts->generation = gen;
   t_state = ts;
   pthread_setspecific(g_exitKey, ts);
+  recordThreadStart(ts);  // the ring's first record: the thread's name and who started it
   return ts;
 }
 

@@ -147,6 +147,8 @@ void writeDirect(const void* records, size_t bytes);
 void notice(const char* key, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
 bool recordingEnabled();
+// The log is open: some thread of this process made a CUDA call.
+bool recordingOn();
 void ensureStarted();      // opens the log and starts the writer (lazy: first CUDA call)
 void flushAndClose();      // exit path; idempotent
 uint32_t pythonVersion();  // Py_Version of this process, 0 when not Python

@@ -4,3 +4,8 @@ add_test(NAME cli.tests COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/run_cli_tests.sh
 # What a pull-request gate uses: CI formats, statistics, unused suppressions, config, baseline, diff.
 add_test(NAME cli.gating COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/gating_tests.sh $<TARGET_FILE:streamlint>
          WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+# `check --diff` on Python analyses only what the change can affect, with a full run's findings.
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+add_test(NAME cli.diff_scope COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/diff_scope_test.py
+         $<TARGET_FILE:streamlint> ${CMAKE_SOURCE_DIR})
+set_tests_properties(cli.diff_scope PROPERTIES TIMEOUT 120)

@@ -243,9 +243,56 @@ def sampled_overlap():
         check(len([e for e in events if e.get("name") == "GPU timed"]) == 6, "one trace slice per window")
 
 
+def autograd_thread_lines():
+    """Blocking calls of autograd's backward thread (no Python frames: their own site is a native
+    caller inside torch) are SL901 findings at the `backward()` line that set them off, saying so
+    and keeping the native site as evidence (the seed example on the H200: rules/SL903-*/bad.slog;
+    two backward() lines in one step, each with its own share). No SL901 is left at a torch or
+    cuBLAS module."""
+    findings, _ = report_json(rule_log("SL903", "bad"))
+    sl901 = find(findings, "SL901")
+    seed = [f for f in find(sl901, "SL901", 26, "overlapped_forward_backward.py") if f["properties"].get("attributedBy")]
+    copies = [f for f in seed if f["properties"]["api"] == "cudaMemcpyAsync"]
+    check(len(copies) == 1 and copies[0]["properties"]["attributedBy"] == "call order"
+          and any(a.endswith("libtorch_cuda.so+0x17ab117") for a in copies[0]["properties"]["attributedFrom"])
+          and "queued for this line by a thread without Python code" in copies[0]["message"]
+          and "made at libtorch_cuda.so+0x17ab117" in copies[0]["message"]
+          and not copies[0]["properties"]["insideLibrary"],
+          f"autograd's copies at loss1.backward(): {seed}")
+    other = find(sl901, "SL901", 87, "train_overlap.py")
+    check(any(f["properties"].get("attributedBy") for f in other), f"loss0.backward()'s share at line 87: {other}")
+    native = [f["path"] for f in sl901 if ".so" in f["path"].rsplit("/", 1)[-1]]
+    check(not native, f"SL901 left at native libraries: {native}")
+
+
+def dataloader_threads():
+    """A DataLoader's pin-memory thread and autograd's backward thread on the H200
+    (examples/runtime/dataloader_backward.py, recorded by examples/runtime/record_threads_on_gpu.sh):
+    SL901 places the pin-memory thread's calls at `for x, y in loader:` (it started the thread:
+    the recorder's thread record), autograd's at `loss.backward()` (call order); no SL901 is left
+    at torch's pin_memory.py, threading.py or a native caller inside torch."""
+    src = os.path.join(ROOT, "examples", "runtime", "dataloader_backward.py")
+    lines = open(src).read().splitlines()
+    loop = next(i for i, l in enumerate(lines, 1) if l.strip() == "for x, y in loader:")
+    backward = next(i for i, l in enumerate(lines, 1) if l.strip() == "loss.backward()")
+    findings, _ = report_json(os.path.join(HERE, "fixtures", "h200-dataloader-backward.slog"), src,
+                              "--min-blocking-us", "0")
+    sl901 = find(findings, "SL901")
+    pinned = [f for f in find(sl901, "SL901", loop, "dataloader_backward.py") if f["properties"].get("attributedBy")]
+    check(pinned and all("thread start" in f["properties"]["attributedBy"] for f in pinned)
+          and any("pin-memory" in t for f in pinned for t in f["properties"]["attributedThreads"]),
+          f"the pin-memory thread's calls at line {loop}: {sl901}")
+    grads = [f for f in find(sl901, "SL901", backward, "dataloader_backward.py") if f["properties"].get("attributedBy")]
+    check(grads and any("autograd" in t for f in grads for t in f["properties"]["attributedThreads"]),
+          f"autograd's calls at line {backward}: {sl901}")
+    left = [f["path"] for f in sl901 if f["path"].endswith(("pin_memory.py", "threading.py"))]
+    check(not left, f"SL901 left at library lines: {left}")
+
+
 SCENARIOS = {f.__name__: f for f in (seed_overlap, fixed_overlap, small_chunk, timing_experiment,
                                      cuda_example, libtorch_example, static_sarif, html_and_trace,
-                                     sampled_overlap, setup_and_per_step, side_streams_one_line)}
+                                     sampled_overlap, setup_and_per_step, side_streams_one_line,
+                                     autograd_thread_lines, dataloader_threads)}
 
 
 def main():

@@ -105,6 +105,20 @@ def generated_code(tmp):
     assert_sites(findings, src)
 
 
+def thread_start(tmp):
+    """Calls of a thread that runs only library code (a DataLoader's pin-memory thread) are the
+    user line that started it: the recorder wraps pthread_create and writes a thread record."""
+    src = os.path.join(HERE, "programs", "thread_start_user.py")
+    sl_run(tmp, [sys.executable, src, A.cudart])
+    findings, _ = report_json(tmp, "--min-blocking-us", "0")
+    assert_sites(findings, src)
+    started = [f for f in findings if f["properties"].get("attributedBy")]
+    check(len(started) == 1 and started[0]["properties"]["attributedBy"] == "thread start"
+          and "pin-memory thread" in started[0]["message"] and "this line started the thread" in started[0]["message"]
+          and any(p.endswith("pin_memory.py:3") for p in started[0]["properties"]["attributedFrom"]),
+          f"the pin-memory thread's calls: {started}")
+
+
 def sarif(tmp):
     sl_run(tmp, [os.path.join(A.bindir, "sl_sync_helper")])
     p = report(tmp, "--format", "sarif", "--min-blocking-us", "0")
@@ -550,7 +564,7 @@ def gpu_injection(tmp):
     check(m and int(m.group(1)) >= 11, f"GPU activity of 11 ops expected:\n{q.stderr}")
 
 
-SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, generated_code, sarif, exit_codes, damaged_logs, fork_child, run_killed,
+SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, generated_code, thread_start, sarif, exit_codes, damaged_logs, fork_child, run_killed,
                                      sigterm, python_fork, threads, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, stub_sites, stale_frames, fixture_timing,
                                      fixture_driver_level, fixture_profiler, fixture_injection, gpu_timing, gpu_profiler,
                                      gpu_sampled, gpu_native_sites, gpu_graph_capture, gpu_injection,

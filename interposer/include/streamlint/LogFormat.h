@@ -80,7 +80,7 @@ enum class RecType : uint16_t {
   Message = 6,    // a one-line notice the recorder also printed (text follows)
   Trailer = 7,    // written last on a clean flush (TrailerRecord)
   Clock = 8,      // CUPTI timestamp <-> CLOCK_MONOTONIC calibration (ClockRecord)
-  Thread = 9,     // thread name (text follows)
+  Thread = 9,     // a thread's name and the thread and Python line that started it (ThreadRecord)
   Window = 10,    // GPU timing switched on or off (WindowRecord)
   Access = 11,    // sanitize mode: the device words a launch passed (AccessRecord)
   Gap = 12,       // sanitize mode: records of this thread were lost (GapRecord)
@@ -345,6 +345,19 @@ struct BlockRecord {
   uint64_t realtimeNs;
 };
 static_assert(sizeof(BlockRecord) == 40);
+
+// A thread's first record once it has a ring (its chunks carry its tid): its name at that moment
+// (autograd's device threads are "pt_autograd_N" by their first CUDA call) and, for threads
+// started while the recorder ran, the thread that started it and that thread's user Python line
+// then (`for batch in loader:` for a DataLoader's pin-memory thread). Older logs have none.
+struct ThreadRecord {
+  RecHeader h;
+  uint32_t parentTid;  // 0 = not known (started before recording, or by a thread without a ring)
+  uint32_t pyCode;     // CodeDef id of the starting thread's user frame (0 = none)
+  uint32_t pyOffset;   // byte offset of the instruction in it
+  uint32_t nameLen;    // the thread's name follows (at most 15 bytes); padding to 8
+};
+static_assert(sizeof(ThreadRecord) == 20);
 
 // Written right after a Collective ApiRecord (same corr), in every mode: what the ApiRecord has no
 // room for. Rank and size come from the communicator (ncclCommUserRank / ncclCommCount).
