@@ -169,3 +169,19 @@ class CopiesAreNotState:
 
     def _consume(self):
         self.out = self.buf + 1
+
+
+class OtherStateThanTheCalleeReads:
+    # What is written (`self.grads`) is not what the callee reads (`self.params`).
+    def __init__(self):
+        self.comm = torch.cuda.Stream()
+
+    def step(self):
+        for g in self.grads:
+            g.mul_(0.5)
+        with torch.cuda.stream(self.comm):
+            self.sync_params()  # low confidence: shown with --min-confidence low
+
+    def sync_params(self):
+        for p in self.params:
+            torch.distributed.broadcast(p.data, 0)
