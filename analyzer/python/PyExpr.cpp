@@ -56,11 +56,15 @@ std::string Lowerer::dotted(TSNode e) const {
 }
 
 std::string Lowerer::stateRootOf(TSNode e) const {
-  // Methods whose result is a new tensor, not the receiver's storage (`self.buf.clone()`).
+  // Methods whose result is a new tensor, not the receiver's storage (`self.buf.clone()`,
+  // `self.buf.sum()`); views (`view`, `narrow`, `detach`...) and getters hand out the state.
   auto fresh = [](std::string_view m) {
     static const std::unordered_set<std::string_view> copies = {
         "clone", "float", "half", "bfloat16", "double", "long", "int", "new_zeros", "new_empty",
-        "new_ones", "new_full", "new_tensor", "type_as"};
+        "new_ones", "new_full", "new_tensor", "type_as", "sum", "mean", "max", "min", "norm",
+        "abs", "sqrt", "exp", "log", "neg", "pow", "add", "sub", "mul", "div", "matmul", "mm",
+        "bmm", "softmax", "sigmoid", "tanh", "relu", "cumsum", "argmax", "argmin", "topk", "sort",
+        "repeat", "to_dense", "to_sparse"};
     if (copies.count(m)) return true;
     switch (lookupTensorMethod(m)) {
       case Method::Other: case Method::InPlace: case Method::CopyInto: case Method::RecordStream: return false;

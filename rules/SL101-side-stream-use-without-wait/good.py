@@ -185,3 +185,19 @@ class OtherStateThanTheCalleeReads:
     def sync_params(self):
         for p in self.params:
             torch.distributed.broadcast(p.data, 0)
+
+
+class ReductionIsNotState:
+    # `self.buf.sum()` is a new tensor: writing it does not write `self.buf`.
+    def __init__(self):
+        self.side = torch.cuda.Stream()
+        self.buf = torch.empty(1024, device="cuda")
+
+    def update(self):
+        total = self.buf.sum()
+        total.mul_(2)
+        with torch.cuda.stream(self.side):
+            self._consume()  # low confidence: shown with --min-confidence low
+
+    def _consume(self):
+        self.out = self.buf + 1
