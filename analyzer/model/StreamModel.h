@@ -183,6 +183,11 @@ struct Function {
   // Written for people, not for speed (`__repr__`, `extra_repr`...): why, e.g. "`__repr__`".
   // Performance notes inside it are left out unless the project asks for them.
   std::string deliberate;
+  // Python: locals taken from an object's state (`p = self.store.get(i)`, `g = self.groups[i]`,
+  // `for p in self.params:`): local name -> the `self.` attribute they come from (the last
+  // binding). Lets a rule match what one method of a class writes with what another reads
+  // through the same attribute.
+  std::map<std::string, std::string> stateOf;
   Flow flow;                          // empty unless the frontend built a CFG
 };
 

@@ -55,6 +55,49 @@ std::string Lowerer::dotted(TSNode e) const {
   return "";
 }
 
+std::string Lowerer::stateRootOf(TSNode e) const {
+  // Methods whose result is a new tensor, not the receiver's storage (`self.buf.clone()`,
+  // `self.buf.sum()`); views (`view`, `narrow`, `detach`...) and getters hand out the state.
+  auto fresh = [](std::string_view m) {
+    static const std::unordered_set<std::string_view> copies = {
+        "clone", "float", "half", "bfloat16", "double", "long", "int", "new_zeros", "new_empty",
+        "new_ones", "new_full", "new_tensor", "type_as", "sum", "mean", "max", "min", "norm",
+        "abs", "sqrt", "exp", "log", "neg", "pow", "add", "sub", "mul", "div", "matmul", "mm",
+        "bmm", "softmax", "sigmoid", "tanh", "relu", "cumsum", "argmax", "argmin", "topk", "sort",
+        "repeat", "to_dense", "to_sparse"};
+    if (copies.count(m)) return true;
+    switch (lookupTensorMethod(m)) {
+      case Method::Other: case Method::InPlace: case Method::CopyInto: case Method::RecordStream: return false;
+      default: return true;
+    }
+  };
+  for (int steps = 0; steps < 64 && !ts_node_is_null(e); ++steps) {
+    if (is(e, "call")) {
+      TSNode fnNode = field(e, "function");
+      // `self.m(x)` / `self.layer(x)`: a method's or module's result is a new value; a getter
+      // of a state object (`self.store.get(i)`) hands out the object's state.
+      if (!is(fnNode, "attribute")) return "";
+      TSNode recv = field(fnNode, "object");
+      if ((is(recv, "identifier") && text(recv, mc_.src) == "self") || fresh(text(field(fnNode, "attribute"), mc_.src)))
+        return "";
+      e = recv;
+    } else if (is(e, "subscript")) e = field(e, "value");
+    else if (is(e, "parenthesized_expression")) e = ts_node_named_child(e, 0);
+    else if (is(e, "attribute")) {
+      TSNode obj = field(e, "object");
+      if (is(obj, "identifier") && text(obj, mc_.src) == "self")
+        return "self." + std::string(text(field(e, "attribute"), mc_.src));
+      e = obj;
+    } else if (is(e, "identifier")) {
+      auto it = fn_.stateOf.find(std::string(text(e, mc_.src)));
+      return it == fn_.stateOf.end() ? "" : it->second;
+    } else {
+      return "";
+    }
+  }
+  return "";
+}
+
 model::Event& Lowerer::emit(EventKind k, TSNode at, std::string api) {
   model::Event e;
   e.kind = k;

@@ -203,7 +203,17 @@ void Lowerer::lowerAssignment(TSNode a) {
   // Chained `a = b = expr` nests assignments on the right.
   Value v = is(right, "assignment") ? (lowerAssignment(right), eval(field(right, "left")))
                                     : eval(right);
-  bind(field(a, "left"), v);
+  TSNode left = field(a, "left");
+  bind(left, v);
+  noteStateOrigin(left, right);
+}
+
+void Lowerer::noteStateOrigin(TSNode target, TSNode from) {
+  if (!is(target, "identifier")) return;
+  std::string name(text(target, mc_.src));
+  std::string root = ts_node_is_null(from) ? "" : stateRootOf(from);
+  if (root.empty()) fn_.stateOf.erase(name);
+  else fn_.stateOf[name] = std::move(root);
 }
 
 void Lowerer::bind(TSNode target, const Value& v) {
@@ -457,7 +467,10 @@ void Lowerer::lowerLoop(TSNode s) {
   // Iterating a CUDA tensor yields CUDA tensors; anything else yields unknown values (a loader's
   // batches: copying one to the GPU is a real host-to-device copy).
   if (isFor) {
-    if (!ts_node_is_null(left)) bind(left, iterable.fact.kind == Kind::CudaTensor ? iterable : Value{});
+    if (!ts_node_is_null(left)) {
+      bind(left, iterable.fact.kind == Kind::CudaTensor ? iterable : Value{});
+      noteStateOrigin(left, right);  // `for p in self.params:`
+    }
     if (iterable.fact.kind != Kind::CudaTensor) {
       std::vector<TSNode> todo{field(s, "left")};
       while (!todo.empty()) {

@@ -109,6 +109,8 @@ class Lowerer {
   void lowerStatement(TSNode s);
   void lowerAssignment(TSNode a);
   void bind(TSNode target, const Value& v);
+  // Records (or forgets) that name `target` now holds state read from a `self.` attribute.
+  void noteStateOrigin(TSNode target, TSNode from);
   void nameProducers(TSNode target, const std::string& path, const Value& v);
   void lowerIf(TSNode s);
   void lowerLoop(TSNode s);
@@ -147,6 +149,9 @@ class Lowerer {
   bool truthy(const Arg* a) const;           // literal True
   std::string pathOf(TSNode e) const;
   std::string dotted(TSNode e) const;  // "a.b.c" for attribute chains of identifiers, else ""
+  // The `self.` attribute an expression reads state from: "self.store" for
+  // `self.store.get(i).data`, `self.store[i]`, or a local bound from one (model::Function::stateOf).
+  std::string stateRootOf(TSNode e) const;
   Fact lookup(const std::string& path) const;
 
   // CUDA values and their reasons (PyFacts.cpp).

@@ -57,3 +57,54 @@ def per_stream_chunks(chunk_streams):
     for i in range(4):
         with torch.cuda.stream(chunk_streams[i]):
             y = x.select(0, i) * 2  # expect: SL101
+
+
+class ShardedOptimizer:
+    # The state is written in one method and read on a side stream by another, through the
+    # same state object: `self.shards.get(g)` in both.
+    def __init__(self, overlap: bool):
+        self.shards = ShardStore()
+        self.bcast = torch.cuda.Stream() if overlap else torch.cuda.current_stream()
+
+    def step(self, masters):
+        for g, master in enumerate(masters):
+            shard = self.shards.get(g)
+            shard.data.copy_(master)  # written on the current stream
+        with torch.cuda.stream(self.bcast):
+            self.broadcast_shards()  # expect: SL101
+
+    def broadcast_shards(self):
+        for g in range(self.num_groups):
+            shard = self.shards.get(g)
+            torch.distributed.broadcast(shard, 0, async_op=True)
+
+
+class Prefetcher:
+    # An attribute written in place here and read by a helper of the class on the side stream.
+    def __init__(self):
+        self.copy_stream = torch.cuda.Stream()
+        self.buf = torch.empty(1024, device="cuda")
+
+    def refill(self, src: torch.Tensor):
+        self.buf.copy_(src)
+        with torch.cuda.stream(self.copy_stream):
+            self._scale_into_cache()  # expect: SL101
+
+    def _scale_into_cache(self):
+        self.cache = self.buf * 2
+
+
+class ParamMirror:
+    # Loop variables over an attribute are that attribute's state.
+    def __init__(self):
+        self.comm = torch.cuda.Stream()
+
+    def step(self):
+        for p in self.params:
+            p.mul_(0.5)
+        with torch.cuda.stream(self.comm):
+            self.sync_params()  # expect: SL101
+
+    def sync_params(self):
+        for p in self.params:
+            torch.distributed.broadcast(p.data, 0)

@@ -118,3 +118,86 @@ def ring_steps(kv_parts, side):
                 streams[i % 2].wait_stream(streams[(i - 1) % 2])
             part = q.select(0, i).contiguous()
             out[i % 2] = part * kv_parts[i]
+
+
+class ShardedOptimizerThatWaits:
+    # The same state written before the region, but the side stream waits first (here, or at
+    # the top of the callee).
+    def __init__(self):
+        self.shards = ShardStore()
+        self.bcast = torch.cuda.Stream()
+        self.compute = torch.cuda.current_stream()
+
+    def step(self, masters):
+        for g, master in enumerate(masters):
+            shard = self.shards.get(g)
+            shard.data.copy_(master)
+        self.bcast.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.bcast):
+            self.broadcast_shards()
+
+    def step_waiting_in_the_callee(self, masters):
+        for g, master in enumerate(masters):
+            shard = self.shards.get(g)
+            shard.data.copy_(master)
+        with torch.cuda.stream(self.bcast):
+            self.broadcast_after_wait()  # low confidence: shown with --min-confidence low
+
+    def broadcast_shards(self):
+        for g in range(self.num_groups):
+            shard = self.shards.get(g)
+            torch.distributed.broadcast(shard, 0, async_op=True)
+
+    def broadcast_after_wait(self):
+        self.bcast.wait_stream(self.compute)
+        for g in range(self.num_groups):
+            shard = self.shards.get(g)
+            torch.distributed.broadcast(shard, 0, async_op=True)
+
+
+class CopiesAreNotState:
+    # A copy of the state is written, not the state the callee reads.
+    def __init__(self):
+        self.side = torch.cuda.Stream()
+        self.buf = torch.empty(1024, device="cuda")
+
+    def update(self):
+        scratch = self.buf.clone()
+        scratch.mul_(2)
+        with torch.cuda.stream(self.side):
+            self._consume()  # low confidence: shown with --min-confidence low
+
+    def _consume(self):
+        self.out = self.buf + 1
+
+
+class OtherStateThanTheCalleeReads:
+    # What is written (`self.grads`) is not what the callee reads (`self.params`).
+    def __init__(self):
+        self.comm = torch.cuda.Stream()
+
+    def step(self):
+        for g in self.grads:
+            g.mul_(0.5)
+        with torch.cuda.stream(self.comm):
+            self.sync_params()  # low confidence: shown with --min-confidence low
+
+    def sync_params(self):
+        for p in self.params:
+            torch.distributed.broadcast(p.data, 0)
+
+
+class ReductionIsNotState:
+    # `self.buf.sum()` is a new tensor: writing it does not write `self.buf`.
+    def __init__(self):
+        self.side = torch.cuda.Stream()
+        self.buf = torch.empty(1024, device="cuda")
+
+    def update(self):
+        total = self.buf.sum()
+        total.mul_(2)
+        with torch.cuda.stream(self.side):
+            self._consume()  # low confidence: shown with --min-confidence low
+
+    def _consume(self):
+        self.out = self.buf + 1

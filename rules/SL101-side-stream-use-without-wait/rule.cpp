@@ -3,6 +3,7 @@
 #include <set>
 
 #include "rules/EventIndex.h"
+#include "rules/ObjectState.h"
 #include "rules/Rule.h"
 #include "rules/RuleHelpers.h"
 
@@ -55,6 +56,7 @@ class SideStreamUseWithoutWait : public Rule {
     for (size_t r = 0; r < f.scopes.size(); ++r) {
       const auto& sc = f.scopes[r];
       if (sc.kind != model::ScopeKind::StreamRegion || !sc.stream.isSide()) continue;
+      if (stateWrittenBeforeCall(ctx, f, int(r), reported)) continue;
       long first = -1;
       for (size_t i = 0; i < f.events.size() && first < 0; ++i) {
         const auto& e = f.events[i];
@@ -76,6 +78,32 @@ class SideStreamUseWithoutWait : public Rule {
       out.properties["confidence"] = "low";
       ctx.note(out, sc.loc, "side-stream region starts here");
     }
+  }
+
+  // The region calls a method of this class that reads object state (`self.store`, directly
+  // or through a local taken from it) in GPU work, and this function wrote that state on the
+  // current stream before the region with no wait: the cross-method form of the use above
+  // (`p = self.store.get(g); p.copy_(master)`, then `with stream(self.comm): self.broadcast()`).
+  // Medium confidence: the state is used by GPU work on a side stream, so it is on the GPU.
+  static bool stateWrittenBeforeCall(RuleContext& ctx, const model::Function& f, int r,
+                                     const std::set<size_t>& reported) {
+    const auto& sc = f.scopes[size_t(r)];
+    auto w = stateWriteBeforeCall(ctx.module(), f, r, [&](size_t call) {
+      return reported.count(call) || waitedBefore(f, call, sc.stream);
+    });
+    if (!w) return false;
+    const auto& e = f.events[w->call];
+    const auto& p = f.events[w->producer];
+    Finding& out = ctx.report(e.loc, "'" + e.callee + "()' reads '" + w->root + "' on " + sc.stream.describe() +
+                                         ", but it was written on " + p.stream.describe() +
+                                         " before the region with no wait in between: the side stream can read it "
+                                         "before it is written; call " +
+                                         waitHint(ctx.module().lang, sc.stream, p.stream) + " before the region");
+    out.properties["confidence"] = "medium";
+    ctx.note(out, p.loc, "'" + w->root + "' written on " + p.stream.describe() + " here");
+    ctx.note(out, w->read->loc, "read by GPU work in the callee here");
+    ctx.note(out, sc.loc, "side-stream region starts here");
+    return true;
   }
 
   static bool waitedBefore(const model::Function& f, size_t use, const model::StreamRef& s) {

@@ -1,0 +1,82 @@
+#include "rules/ObjectState.h"
+
+#include <algorithm>
+#include <set>
+
+namespace sl::rules {
+
+using model::EventKind;
+
+std::string stateRoot(const model::Function& f, const std::string& path) {
+  size_t end = path.find_first_of(".[");
+  std::string head = path.substr(0, end);
+  if (head == "self") {
+    if (end == std::string::npos || path[end] != '.') return "";
+    return path.substr(0, path.find_first_of(".[", end + 1));
+  }
+  auto it = f.stateOf.find(head);
+  return it == f.stateOf.end() ? "" : it->second;
+}
+
+namespace {
+
+// The class part of "Class.method" ("" for a free function).
+std::string classOf(const std::string& name) {
+  size_t dot = name.rfind('.');
+  return dot == std::string::npos ? "" : name.substr(0, dot);
+}
+
+void collect(const model::Module& m, const std::string& callee, int depth, std::set<std::string>& seen,
+             std::vector<StateRead>& out) {
+  const model::Function* f = m.find(callee);
+  if (!f || depth > 3 || !seen.insert(callee).second) return;
+  const std::string cls = classOf(callee);
+  for (const auto& e : f->events) {
+    // A callee that orders its own stream first (`self.s.wait_stream(...)`, a host sync) reads
+    // what that wait covered: its later reads are not the caller's concern.
+    if (e.kind == EventKind::Wait || (e.kind == EventKind::HostSync && e.sync != model::SyncKind::Allocation))
+      return;
+    if (e.kind == EventKind::Work || e.kind == EventKind::Copy) {
+      for (const auto& r : e.reads)
+        if (std::string root = stateRoot(*f, r); !root.empty()) out.push_back({root, &e});
+    } else if (e.kind == EventKind::Call && !cls.empty() && classOf(e.callee) == cls) {
+      collect(m, e.callee, depth + 1, seen, out);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<StateRead> stateReadsOf(const model::Module& m, const std::string& callee) {
+  std::vector<StateRead> out;
+  std::set<std::string> seen;
+  if (!classOf(callee).empty()) collect(m, callee, 0, seen, out);
+  return out;
+}
+
+std::optional<StateWrite> stateWriteBeforeCall(const model::Module& m, const model::Function& f, int region,
+                                               const std::function<bool(size_t call)>& skip) {
+  const auto& sc = f.scopes[size_t(region)];
+  for (size_t i = 0; i < f.events.size(); ++i) {
+    const auto& e = f.events[i];
+    if (e.kind != EventKind::Call || !model::scopeWithin(f, e.scope, region) || e.stream != sc.stream) continue;
+    std::vector<StateRead> reads = stateReadsOf(m, e.callee);
+    if (reads.empty() || skip(i)) continue;
+    for (size_t k = i; k-- > 0;) {
+      const auto& p = f.events[k];
+      if ((p.kind != EventKind::Work && p.kind != EventKind::Copy) || p.stream.isSide() || !model::mayFollow(f, k, i))
+        continue;
+      std::vector<std::string> written = p.writes;
+      if (p.kind == EventKind::Copy) written.push_back(p.value);
+      for (const auto& w : written) {
+        std::string root = stateRoot(f, w);
+        if (root.empty()) continue;
+        auto hit = std::find_if(reads.begin(), reads.end(), [&](const StateRead& s) { return s.root == root; });
+        if (hit != reads.end()) return StateWrite{i, k, root, hit->at};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace sl::rules
