@@ -274,10 +274,18 @@ class RoleFinder {
                    import = types.id("import_statement"), importFrom = types.id("import_from_statement"),
                    except = types.id("except_clause"), exceptGroup = types.id("except_group_clause"),
                    ifStatement = types.id("if_statement");
+    const std::vector<unsigned char>& prune = pruneModes(types, ts_tree_language(root.tree));
+    // In a tree with errors a call may lack its `(` (a MISSING token): no pruning there.
+    const bool mayPrune = !ts_node_has_error(root);
     TSTreeCursor cur = ts_tree_cursor_new(root);
     for (bool more = true; more;) {
       TSNode n = ts_tree_cursor_current_node(&cur);
       const TSSymbol type = types.typeOf(n);
+      if (mayPrune && type < prune.size() && prune[type] != kVisit && !mayHoldTarget(n, prune[type])) {
+        while (!(more = ts_tree_cursor_goto_next_sibling(&cur)))
+          if (!ts_tree_cursor_goto_parent(&cur)) break;
+        continue;
+      }
       if (type == call) hookCall(n, out);
       if (type == raise)
         out.raises.emplace_back(ts_node_start_point(n).row + 1, ts_node_end_point(n).row + 1);
@@ -295,6 +303,65 @@ class RoleFinder {
         if (!ts_tree_cursor_goto_parent(&cur)) break;
     }
     ts_tree_cursor_delete(&cur);
+  }
+
+  // What hooks() may skip, by node type (issue 12: its sibling steps through tree-sitter's
+  // hidden nodes cost ~500 instructions a node, and this walk was ~10 % of a check). Only
+  // statements, and the definitions and blocks holding them, can contain a raise, an except
+  // clause or an if statement: those are always entered (kVisit). Below them, only calls and
+  // assignments are looked at, and only for names: a hook registration's `register_`, and
+  // what loggingCall and metricsTarget accept (`print`, `log` in logger/logging/log_*,
+  // `writer`, `set_postfix`/`set_description`, `meter`, `metric`; case aside), so a subtree
+  // whose text holds none of these words has nothing to find (kNeedsWord: expression
+  // statements and assignments, `x: int` has no `=`). In an expression or a simple statement
+  // only calls count, and a call's text holds its `(` as well (kNeedsWordAndParen). Which node
+  // types can hold which was worked out from the grammar (grammar.json: the rules from which
+  // those node types are reachable, aliases included). The file's text may hold more than the
+  // parsed text (large literals and grammar gaps are parsed blanked), never less, so testing
+  // it only skips less. Keep the word list in step with loggingCall, metricsTarget and
+  // kHookRegistrations.
+  static constexpr unsigned char kVisit = 0, kNeedsWord = 1, kNeedsWordAndParen = 2;
+  static const std::vector<unsigned char>& pruneModes(const NodeTypes& types, const TSLanguage* lang) {
+    thread_local const NodeTypes* built = nullptr;
+    thread_local std::vector<unsigned char> modes;
+    if (built == &types) return modes;
+    modes.assign(ts_language_symbol_count(lang), kNeedsWordAndParen);
+    for (const char* t : {"module", "block", "case_clause", "class_definition", "decorated_definition",
+                          "elif_clause", "else_clause", "except_clause", "except_group_clause", "finally_clause",
+                          "for_statement", "function_definition", "if_statement", "match_statement",
+                          "raise_statement", "try_statement", "while_statement", "with_statement"})
+      if (TSSymbol id = types.id(t); id < modes.size()) modes[id] = kVisit;
+    for (const char* t : {"expression_statement", "assignment", "augmented_assignment"})
+      if (TSSymbol id = types.id(t); id < modes.size()) modes[id] = kNeedsWord;
+    built = &types;
+    return modes;
+  }
+  bool mayHoldTarget(TSNode n, unsigned char mode) const {
+    uint32_t b = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    if (e > src_.size() || b > e) return true;
+    std::string_view t = src_.substr(b, e - b);
+    if (mode == kNeedsWordAndParen && t.find('(') == std::string_view::npos) return false;
+    return holdsRoleWord(t);
+  }
+  static bool holdsRoleWord(std::string_view t) {
+    auto at = [&](size_t i, std::string_view w) {  // w (lower case) at t[i], case aside
+      if (t.size() - i < w.size()) return false;
+      for (size_t k = 0; k < w.size(); ++k)
+        if (char(std::tolower(static_cast<unsigned char>(t[i + k]))) != w[k]) return false;
+      return true;
+    };
+    for (size_t i = 0; i < t.size(); ++i) {
+      switch (t[i] | 0x20) {  // ASCII letters folded to lower case; other bytes match no case
+        case 'l': if (at(i, "log")) return true; break;
+        case 'p': if (at(i, "print")) return true; break;
+        case 'w': if (at(i, "writer")) return true; break;
+        case 's': if (at(i, "set_")) return true; break;
+        case 'm': if (at(i, "meter") || at(i, "metric")) return true; break;
+        case 'r': if (at(i, "register_")) return true; break;
+        default: break;
+      }
+    }
+    return false;
   }
 
   // `torch.onnx.is_in_onnx_export()`, `torch.jit.is_tracing()`, `self.onnx_trace`, `onnx_export`
