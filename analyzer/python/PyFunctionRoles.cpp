@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
+#include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -600,7 +603,9 @@ std::string roleByName(std::string_view last) {
 
 }  // namespace
 
-std::string deliberateRole(std::string_view name) {
+namespace {
+
+std::string deliberateRoleOf(std::string_view name) {
   std::string_view last = lastName(name);
   for (const char* m : {"__str__", "__repr__", "__format__", "__rich_repr__", "extra_repr"})
     if (last == m) return "`" + std::string(last) + "`";
@@ -611,6 +616,23 @@ std::string deliberateRole(std::string_view name) {
     if (cls.ends_with("Observer")) return "calibration `" + std::string(cls) + "`";
   }
   return roleByName(last);
+}
+
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+
+}  // namespace
+
+// Remembered per thread: a pure function of the name, asked for every function of every
+// module, and names repeat across files (`forward`, `__init__`); roleByName's word lists cost
+// ~8 k instructions a name (issue 12).
+std::string deliberateRole(std::string_view name) {
+  thread_local std::unordered_map<std::string, std::string, NameHash, std::equal_to<>> known;
+  if (auto it = known.find(name); it != known.end()) return it->second;
+  if (known.size() >= (1u << 16)) known.clear();  // a bound on memory, for huge projects
+  return known.emplace(std::string(name), deliberateRoleOf(name)).first->second;
 }
 
 bool namedAsPerStep(std::string_view name) { return !stepByName(name).empty(); }

@@ -57,16 +57,6 @@ constexpr auto kIdentChars = [] {
   return t;
 }();
 bool identChar(unsigned char c) { return kIdentChars[c]; }
-
-// Whether looksLikeDeviceName can accept `word`: every name it accepts ends, case aside, in
-// e (device), v (dev), k (local_rank), u (gpu) or d (gpu_id, device_id). It lower-cases a copy
-// of the name, and the prefilter asks about every distinct word of a file (~1 % of a check).
-bool mayNameDevice(std::string_view word) {
-  if (word.empty()) return false;
-  char c = word.back();
-  if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
-  return c == 'e' || c == 'v' || c == 'k' || c == 'u' || c == 'd';
-}
 // The bytes Planner::forEachTarget acts on (quotes, comments, brackets, `=`, `;`, line ends).
 constexpr auto kTargetBytes = [] {
   std::array<bool, 256> t{};
@@ -544,7 +534,7 @@ class Planner {
     // `self._device`, `local_rank`: python/PyApiTable.h looksLikeDeviceName) are CUDA evidence.
     deviceWords_.assign(words_.size(), 0);
     for (size_t id = 0; id < words_.size(); ++id)
-      if (mayNameDevice(words_[id].text) && looksLikeDeviceName(words_[id].text)) mark(deviceWords_, uint32_t(id));
+      if (looksLikeDeviceName(words_[id].text)) mark(deviceWords_, uint32_t(id));
     for (const char* w : {"time", "perf_counter", "monotonic", "time_ns", "perf_counter_ns", "monotonic_ns",
                           "default_timer"})  // the clock functions of PyApiTable
       if (int id = findId(w); id >= 0) mark(clockWords_, uint32_t(id));
