@@ -248,3 +248,20 @@ TEST(FunctionRoles, LoggingStatementsAndDeviceKernels) {
   EXPECT_EQ(m.find("kernel"), nullptr);  // device code is not lowered
   EXPECT_NE(m.find("f"), nullptr);
 }
+
+// The roles walk skips subtrees that cannot hold a call or assignment it looks at (issue 12):
+// what has no `(` and no `=` can still be an assignment (`metrics: dict`), logger names count
+// in any case, a logging call may sit deep in an expression, a raise on an `if` line.
+TEST(FunctionRoles, TheRolesWalkSkipsOnlyWhatCannotMatter) {
+  auto m = lowerModule(
+      "import torch\n"
+      "def f(self, x, xs, bad):\n"
+      "    metrics: dict\n"                                   // 3
+      "    self.LOGGER.warning('x %s', x)\n"                  // 4
+      "    out = torch.stack([print_stats(t) for t in xs])\n"  // 5
+      "    if bad: raise ValueError(x)\n"                     // 6
+      "    return out\n");
+  std::vector<std::pair<uint32_t, uint32_t>> logging = {{3, 3}, {4, 4}, {5, 5}}, raises = {{6, 6}};
+  EXPECT_EQ(m.loggingOnly, logging);
+  EXPECT_EQ(m.failureOnly, raises);
+}

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
+#include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -132,15 +135,33 @@ class RoleFinder {
   }
 
   // Calls in statement `s` that run whenever `s` does: not under if/while/for/try/with arms
-  // that may be skipped (an `if` body), not in nested definitions or lambdas.
+  // that may be skipped (an `if` body), not in nested definitions or lambdas. In document
+  // order, by one cursor (a cursor per node cost ~3 % of a check: issue 12); a subtree whose
+  // text holds no `(` holds no call (the file's text holds every byte the parsed text does).
   template <class Fn>
   void directCalls(TSNode s, const Fn& visit) {
-    if (is(s, "if_statement") || is(s, "function_definition") || is(s, "class_definition") ||
-        is(s, "decorated_definition") || is(s, "lambda") || is(s, "conditional_expression") ||
-        is(s, "try_statement") || is(s, "match_statement"))
-      return;
-    if (is(s, "call")) visit(s);
-    for (TSNode c : NamedChildren(s)) directCalls(c, visit);
+    const NodeTypes& types = NodeTypes::of(ts_tree_language(s.tree));
+    const TSSymbol call = types.id("call");
+    const TSSymbol stops[] = {types.id("if_statement"), types.id("function_definition"),
+                              types.id("class_definition"), types.id("decorated_definition"),
+                              types.id("lambda"), types.id("conditional_expression"),
+                              types.id("try_statement"), types.id("match_statement")};
+    const bool mayPrune = !ts_node_has_error(ts_tree_root_node(s.tree));  // a MISSING `(`
+    TSTreeCursor cur = ts_tree_cursor_new(s);
+    for (bool more = true; more;) {
+      TSNode n = ts_tree_cursor_current_node(&cur);
+      bool enter = ts_node_is_named(n);
+      if (enter) {
+        const TSSymbol type = types.typeOf(n);
+        enter = std::find(std::begin(stops), std::end(stops), type) == std::end(stops);
+        if (enter && type == call) visit(n);
+        enter = enter && (!mayPrune || holdsParen(n));
+      }
+      if (enter && ts_tree_cursor_goto_first_child(&cur)) continue;
+      while (!(more = ts_tree_cursor_goto_next_sibling(&cur)))
+        if (!ts_tree_cursor_goto_parent(&cur)) break;
+    }
+    ts_tree_cursor_delete(&cur);
   }
 
  private:
@@ -274,10 +295,18 @@ class RoleFinder {
                    import = types.id("import_statement"), importFrom = types.id("import_from_statement"),
                    except = types.id("except_clause"), exceptGroup = types.id("except_group_clause"),
                    ifStatement = types.id("if_statement");
+    const std::vector<unsigned char>& prune = pruneModes(types, ts_tree_language(root.tree));
+    // In a tree with errors a call may lack its `(` (a MISSING token): no pruning there.
+    const bool mayPrune = !ts_node_has_error(root);
     TSTreeCursor cur = ts_tree_cursor_new(root);
     for (bool more = true; more;) {
       TSNode n = ts_tree_cursor_current_node(&cur);
       const TSSymbol type = types.typeOf(n);
+      if (mayPrune && type < prune.size() && prune[type] != kVisit && !mayHoldTarget(n, prune[type])) {
+        while (!(more = ts_tree_cursor_goto_next_sibling(&cur)))
+          if (!ts_tree_cursor_goto_parent(&cur)) break;
+        continue;
+      }
       if (type == call) hookCall(n, out);
       if (type == raise)
         out.raises.emplace_back(ts_node_start_point(n).row + 1, ts_node_end_point(n).row + 1);
@@ -295,6 +324,72 @@ class RoleFinder {
         if (!ts_tree_cursor_goto_parent(&cur)) break;
     }
     ts_tree_cursor_delete(&cur);
+  }
+
+  // What hooks() may skip, by node type (issue 12: its sibling steps through tree-sitter's
+  // hidden nodes cost ~500 instructions a node, and this walk was ~10 % of a check). Only
+  // statements, and the definitions and blocks holding them, can contain a raise, an except
+  // clause or an if statement: those are always entered (kVisit). Below them, only calls and
+  // assignments are looked at, and only for names: a hook registration's `register_`, and
+  // what loggingCall and metricsTarget accept (`print`, `log` in logger/logging/log_*,
+  // `writer`, `set_postfix`/`set_description`, `meter`, `metric`; case aside), so a subtree
+  // whose text holds none of these words has nothing to find (kNeedsWord: expression
+  // statements and assignments, `x: int` has no `=`). In an expression or a simple statement
+  // only calls count, and a call's text holds its `(` as well (kNeedsWordAndParen). Which node
+  // types can hold which was worked out from the grammar (grammar.json: the rules from which
+  // those node types are reachable, aliases included). The file's text may hold more than the
+  // parsed text (large literals and grammar gaps are parsed blanked), never less, so testing
+  // it only skips less. Keep the word list in step with loggingCall, metricsTarget and
+  // kHookRegistrations.
+  static constexpr unsigned char kVisit = 0, kNeedsWord = 1, kNeedsWordAndParen = 2;
+  static const std::vector<unsigned char>& pruneModes(const NodeTypes& types, const TSLanguage* lang) {
+    thread_local const NodeTypes* built = nullptr;
+    thread_local std::vector<unsigned char> modes;
+    if (built == &types) return modes;
+    modes.assign(ts_language_symbol_count(lang), kNeedsWordAndParen);
+    for (const char* t : {"module", "block", "case_clause", "class_definition", "decorated_definition",
+                          "elif_clause", "else_clause", "except_clause", "except_group_clause", "finally_clause",
+                          "for_statement", "function_definition", "if_statement", "match_statement",
+                          "raise_statement", "try_statement", "while_statement", "with_statement"})
+      if (TSSymbol id = types.id(t); id < modes.size()) modes[id] = kVisit;
+    for (const char* t : {"expression_statement", "assignment", "augmented_assignment"})
+      if (TSSymbol id = types.id(t); id < modes.size()) modes[id] = kNeedsWord;
+    built = &types;
+    return modes;
+  }
+  bool mayHoldTarget(TSNode n, unsigned char mode) const {
+    uint32_t b = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    if (e > src_.size() || b > e) return true;
+    std::string_view t = src_.substr(b, e - b);
+    if (mode == kNeedsWordAndParen && t.find('(') == std::string_view::npos) return false;
+    return holdsRoleWord(t);
+  }
+  bool holdsParen(TSNode n) const {
+    uint32_t b = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    return e > src_.size() || b > e || src_.substr(b, e - b).find('(') != std::string_view::npos;
+  }
+  static bool holdsRoleWord(std::string_view t) {
+    auto at = [&](size_t i, std::string_view w) {  // w (lower case) at t[i], case aside
+      if (t.size() - i < w.size()) return false;
+      for (size_t k = 0; k < w.size(); ++k) {
+        char c = t[i + k];  // ASCII case folding, as std::tolower in the C locale
+        if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+        if (c != w[k]) return false;
+      }
+      return true;
+    };
+    for (size_t i = 0; i < t.size(); ++i) {
+      switch (t[i] | 0x20) {  // ASCII letters folded to lower case; other bytes match no case
+        case 'l': if (at(i, "log")) return true; break;
+        case 'p': if (at(i, "print")) return true; break;
+        case 'w': if (at(i, "writer")) return true; break;
+        case 's': if (at(i, "set_")) return true; break;
+        case 'm': if (at(i, "meter") || at(i, "metric")) return true; break;
+        case 'r': if (at(i, "register_")) return true; break;
+        default: break;
+      }
+    }
+    return false;
   }
 
   // `torch.onnx.is_in_onnx_export()`, `torch.jit.is_tracing()`, `self.onnx_trace`, `onnx_export`
@@ -508,7 +603,9 @@ std::string roleByName(std::string_view last) {
 
 }  // namespace
 
-std::string deliberateRole(std::string_view name) {
+namespace {
+
+std::string deliberateRoleOf(std::string_view name) {
   std::string_view last = lastName(name);
   for (const char* m : {"__str__", "__repr__", "__format__", "__rich_repr__", "extra_repr"})
     if (last == m) return "`" + std::string(last) + "`";
@@ -519,6 +616,23 @@ std::string deliberateRole(std::string_view name) {
     if (cls.ends_with("Observer")) return "calibration `" + std::string(cls) + "`";
   }
   return roleByName(last);
+}
+
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+
+}  // namespace
+
+// Remembered per thread: a pure function of the name, asked for every function of every
+// module, and names repeat across files (`forward`, `__init__`); roleByName's word lists cost
+// ~8 k instructions a name (issue 12).
+std::string deliberateRole(std::string_view name) {
+  thread_local std::unordered_map<std::string, std::string, NameHash, std::equal_to<>> known;
+  if (auto it = known.find(name); it != known.end()) return it->second;
+  if (known.size() >= (1u << 16)) known.clear();  // a bound on memory, for huge projects
+  return known.emplace(std::string(name), deliberateRoleOf(name)).first->second;
 }
 
 bool namedAsPerStep(std::string_view name) { return !stepByName(name).empty(); }
