@@ -110,7 +110,7 @@ std::string phaseSentence(const Site& s) {
 // calls (sorted by enter time) or, for held logs, their own copy.
 struct CallClock {
   std::vector<uint64_t> own;
-  const std::vector<HostCall>* calls = nullptr;
+  const SpilledVector<HostCall>* calls = nullptr;
   explicit CallClock(const ProcessLog& log) {
     own.reserve(log.calls.size());
     for (const auto& c : log.calls) own.push_back(c.rec.tEnter);

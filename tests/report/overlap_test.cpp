@@ -84,8 +84,8 @@ TEST(Overlap, OpNamesAreSharedAndOutliveTheirTimeline) {
   {
     ProcessTimeline t;
     t.ops.resize(2);
-    t.ops[0].name = std::string("ampere_sgemm_128x64_nn");
-    t.ops[1].name = "ampere_sgemm_128x64_nn";
+    t.ops.update(0, [](GpuOp& op) { op.name = std::string("ampere_sgemm_128x64_nn"); });
+    t.ops.update(1, [](GpuOp& op) { op.name = "ampere_sgemm_128x64_nn"; });
     EXPECT_EQ(&t.ops[0].name.str(), &t.ops[1].name.str());
     copy = t.ops[0];
   }
