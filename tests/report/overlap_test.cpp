@@ -50,7 +50,7 @@ TEST(Overlap, SweepMatchesTheDefinition) {
       for (const auto& sj : t.streams)
         if (sj.device == si.device && sj.id != si.id) {
           const auto& b = busy[{sj.device, sj.id}];
-          others.insert(others.end(), b.begin(), b.end());
+          for (const Interval& iv : b) others.push_back(iv);
         }
       EXPECT_EQ(got.streams[i].overlappedNs, intersectionLength(busy[{si.device, si.id}], unite(others)))
           << "round " << round << " stream " << si.id;
