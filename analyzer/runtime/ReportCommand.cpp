@@ -376,7 +376,13 @@ int reportMain(const std::vector<std::string>& args, const ReportHooks& hooks) {
     run.comms.push_back(analyzeCommunication(run.timelines.back()));
   }
   std::vector<RankView> views;
-  for (size_t i = 0; i < run.timelines.size(); ++i) views.push_back(rankView(run.timelines[i], run.comms[i]));
+  for (size_t i = 0; i < run.timelines.size(); ++i) {
+    views.push_back(rankView(run.timelines[i], run.comms[i]));
+    // Per NCCL call, read by analyzeCommunication and rankView only: ~200 bytes each that would
+    // otherwise stay until the report is written (4 % of a DDP log's calls are NCCL calls).
+    decltype(run.timelines[i].collectives)().swap(run.timelines[i].collectives);
+    std::vector<CollectiveCall>().swap(run.comms[i].collectives);
+  }
   if (!o.summary.empty()) return writeSummary(o.summary, views);
   RankAlignment align = alignRanks(views);
   std::vector<Finding> measured = sl901.findings(run.timelines, o.hostBlocking);

@@ -152,9 +152,13 @@ class SpilledVector {
     }
     runs.flush();
     // The merge: per run its next element; ties go to the earlier run (stable).
-    struct Cursor { size_t next, end, bufAt = 0; std::vector<T> buf; };
+    struct Cursor { size_t next = 0, end = 0, bufAt = 0; std::vector<T> buf; };
     std::vector<Cursor> cur;
-    for (size_t b = 0; b < size_; b += run) cur.push_back(Cursor{b, std::min(size_, b + run)});
+    for (size_t b = 0; b < size_; b += run) {
+      cur.emplace_back();
+      cur.back().next = b;
+      cur.back().end = std::min(size_, b + run);
+    }
     const size_t chunk = std::max<size_t>(1, kPageElems / 4);
     auto refill = [&](Cursor& c) {
       size_t n = std::min(chunk, c.end - c.next);
