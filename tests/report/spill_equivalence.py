@@ -1,6 +1,7 @@
 """`streamlint report` gives the same bytes whether the timeline stays in memory or every vector of
 it moves to a temporary file at once (SL_SPILL_AFTER_MB=0, SpilledVector.h): text, JSON, SARIF,
-the HTML page and the Perfetto trace, on every fixture log and on the rank directories.
+the HTML page and the Perfetto trace, on every fixture log and on the rank directories; and a
+$TMPDIR that cannot be written is an input error (exit 2), not a crash.
 
     python3 spill_equivalence.py --streamlint build/bin/streamlint --fixtures tests/runtime/fixtures
 """
@@ -42,7 +43,13 @@ def main():
                 if run(a.streamlint, log, fmt, tmp, False) != run(a.streamlint, log, fmt, tmp, True):
                     print(f"DIFFERENT: {log} --format {fmt} with SL_SPILL_AFTER_MB=0")
                     bad += 1
-    print(f"{len(logs)} inputs, {bad} different")
+    # A $TMPDIR that cannot hold the files: an input error naming it (exit 2), not an abort.
+    env = dict(os.environ, TMPDIR="/nonexistent-streamlint-tmp", SL_SPILL_AFTER_MB="0")
+    p = subprocess.run([a.streamlint, "report", logs[0]], env=env, capture_output=True, text=True)
+    if p.returncode != 2 or "/nonexistent-streamlint-tmp" not in p.stderr:
+        print(f"unwritable TMPDIR: exit {p.returncode}, stderr {p.stderr[-300:]!r}")
+        bad += 1
+    print(f"{len(logs)} inputs, {bad} different or wrong")
     return 1 if bad else 0
 
 
