@@ -97,7 +97,7 @@ void pairKernels(const ProcessTimeline& t, const std::vector<size_t>& ncclOps, C
       handleOf[{op.device, op.stream}] = c.stream;
       const Intervals& compute = computeOf[deviceIndex.at(op.device)];
       uint64_t len = op.endNs - op.startNs;
-      uint64_t exposed = len - intersectionLength(Intervals{{op.startNs, op.endNs}}, compute);
+      uint64_t exposed = len - coveredLength(op.startNs, op.endNs, compute);
       for (size_t k = j; k < s.collectives.size() && s.collectives[k].group == c.group; ++k) {
         CollectiveCall& g = s.collectives[k];
         paired[k] = 1;
@@ -133,10 +133,10 @@ CommSummary analyzeCommunication(const ProcessTimeline& t) {
   for (const auto& op : t.ops) {
     size_t d = deviceIndex[op.device];
     if (commStreams.count({op.device, op.stream}) || (op.kind == slog::ActivityKind::Kernel && isNcclKernel(op.name))) {
-      comm[d].emplace_back(op.startNs, op.endNs);
+      comm[d].push_back(Interval{op.startNs, op.endNs});
       s.commKernels++;
     } else if (op.kind == slog::ActivityKind::Kernel) {
-      compute[d].emplace_back(op.startNs, op.endNs);
+      compute[d].push_back(Interval{op.startNs, op.endNs});
     }
   }
   for (size_t d = 0; d < compute.size(); ++d) {

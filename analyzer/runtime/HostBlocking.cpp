@@ -155,7 +155,7 @@ std::string phaseSentence(const Site& s) {
 // calls (sorted by enter time) or, for held logs, their own copy.
 struct CallClock {
   std::vector<uint64_t> own;
-  const std::vector<HostCall>* calls = nullptr;
+  const SpilledVector<HostCall>* calls = nullptr;
   explicit CallClock(const ProcessLog& log) {
     own.reserve(log.calls.size());
     for (const auto& c : log.calls) own.push_back(c.rec.tEnter);
@@ -210,8 +210,11 @@ void HostBlockingSites::Impl::place(SiteMap& out, const std::vector<ProcessTimel
       const auto& calls = it->second->calls;  // by enter time
       auto first = std::lower_bound(calls.begin(), calls.end(), d.enterNs,
                                     [](const HostCall& h, uint64_t t) { return h.enterNs < t; });
-      for (auto c = first; c != calls.end() && c->enterNs == d.enterNs; ++c)
-        if (c->tid == d.tid && c->api == d.api) { loc = c->attributedLoc; break; }
+      for (auto c = first; c != calls.end(); ++c) {  // read by value: the calls may be on disk
+        HostCall h = *c;
+        if (h.enterNs != d.enterNs) break;
+        if (h.tid == d.tid && h.api == d.api) { loc = h.attributedLoc; break; }
+      }
     }
     if (loc < 0) {
       Site& site = out[{own.path, own.line, own.line ? std::string() : own.native, own.api}];

@@ -171,7 +171,8 @@ nlohmann::json processData(const ProcessTimeline& t, const HtmlReportInput& in, 
     const GpuOp& op = t.ops[i];
     const uint64_t s = op.startNs > begin ? op.startNs - begin : 0;
     const uint64_t d = op.endNs > op.startNs ? op.endNs - op.startNs : 0;
-    const HostCall* call = op.call >= 0 && size_t(op.call) < t.calls.size() ? &t.calls[size_t(op.call)] : nullptr;
+    std::optional<HostCall> call;
+    if (op.call >= 0 && size_t(op.call) < t.calls.size()) call = t.calls[size_t(op.call)];
     ot.push_back(s); od.push_back(d);
     ol.push_back(streamLane[{op.device, op.stream}]);
     ok.push_back(opKind(op.kind));

@@ -7,17 +7,17 @@
 namespace sl::runtime {
 
 // In place: a second vector of a long log's intervals was the report's peak.
+// Sorted by start only: intervals of one start merge to the same union in any order.
 Intervals unite(Intervals v) {
-  std::sort(v.begin(), v.end());
+  v.sortStably([](const Interval& iv) { return iv.first; });
   size_t n = 0;  // v[0, n) is the merged prefix
   for (size_t i = 0; i < v.size(); ++i) {
-    const auto iv = v[i];
+    const Interval iv = v[i];
     if (iv.second <= iv.first) continue;
-    if (n && iv.first <= v[n - 1].second) v[n - 1].second = std::max(v[n - 1].second, iv.second);
-    else v[n++] = iv;
+    if (n && iv.first <= v[n - 1].second) v.update(n - 1, [&](Interval& last) { last.second = std::max(last.second, iv.second); });
+    else v.set(n++, iv);
   }
   v.resize(n);
-  v.shrink_to_fit();
   return v;
 }
 
@@ -43,9 +43,23 @@ std::map<std::pair<uint32_t, uint32_t>, Intervals> busyByStream(const ProcessTim
   std::map<std::pair<uint32_t, uint32_t>, size_t> count;  // reserved exactly: no vector doubled
   for (const auto& op : t.ops) count[{op.device, op.stream}]++;
   for (const auto& [key, n] : count) out[key].reserve(n);
-  for (const auto& op : t.ops) out[{op.device, op.stream}].emplace_back(op.startNs, op.endNs);
+  for (const auto& op : t.ops) out[{op.device, op.stream}].push_back(Interval{op.startNs, op.endNs});
   for (auto& [key, v] : out) v = unite(std::move(v));
   return out;
+}
+
+// |[start, end) ∩ busy| by binary search: busy is merged and sorted.
+uint64_t coveredLength(uint64_t start, uint64_t end, const Intervals& busy) {
+  auto it = std::upper_bound(busy.begin(), busy.end(), start,
+                             [](uint64_t s, const Interval& iv) { return s < iv.first; });
+  if (it != busy.begin()) --it;
+  uint64_t n = 0;
+  for (; it != busy.end() && (*it).first < end; ++it) {
+    const Interval iv = *it;
+    uint64_t lo = std::max(iv.first, start), hi = std::min(iv.second, end);
+    if (hi > lo) n += hi - lo;
+  }
+  return n;
 }
 
 namespace {
@@ -56,26 +70,14 @@ namespace {
 constexpr size_t kAllPairsUpTo = 64;
 constexpr size_t kPairConcurrency = 64;
 
-// |[start, end) ∩ busy| by binary search: busy is merged and sorted.
-uint64_t coveredLength(uint64_t start, uint64_t end, const Intervals& busy) {
-  auto it = std::upper_bound(busy.begin(), busy.end(), std::make_pair(start, UINT64_MAX));
-  if (it != busy.begin()) --it;
-  uint64_t n = 0;
-  for (; it != busy.end() && it->first < end; ++it) {
-    uint64_t lo = std::max(it->first, start), hi = std::min(it->second, end);
-    if (hi > lo) n += hi - lo;
-  }
-  return n;
-}
-
 bool mostlyInside(uint64_t start, uint64_t end, const Intervals& busy) {
   return end > start && 2 * coveredLength(start, end, busy) > end - start;
 }
 
 // Mean duration of same-name kernels of streams a and b while the other was busy, over their
 // mean duration alone, weighted by how many ran overlapped.
-double slowdownWhenOverlapped(const ProcessTimeline& t, const std::vector<uint32_t>& opsA,
-                              const std::vector<uint32_t>& opsB, const Intervals& busyA, const Intervals& busyB) {
+double slowdownWhenOverlapped(const ProcessTimeline& t, const SpilledVector<uint32_t>& opsA,
+                              const SpilledVector<uint32_t>& opsB, const Intervals& busyA, const Intervals& busyB) {
   struct Sums { double overlapped = 0, alone = 0; size_t n = 0, m = 0; };
   std::map<std::string, Sums> byName;
   for (const auto* list : {&opsA, &opsB})
@@ -168,7 +170,7 @@ OverlapSummary analyzeOverlap(const ProcessTimeline& t) {
     index[{s.device, s.id}] = i;
     byDevice[s.device].push_back(i);
   }
-  std::vector<std::vector<uint32_t>> opsOf(t.streams.size());  // 4 bytes an op, reserved exactly
+  std::vector<SpilledVector<uint32_t>> opsOf(t.streams.size());  // 4 bytes an op, reserved exactly
   for (size_t i = 0; i < t.streams.size(); ++i)
     opsOf[i].reserve(t.streams[i].kernels + t.streams[i].copies + t.streams[i].sets);
   for (size_t k = 0; k < t.ops.size(); ++k)

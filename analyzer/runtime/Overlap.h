@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/SpilledVector.h"
 #include "runtime/Timeline.h"
 
 namespace sl::runtime {
@@ -35,13 +36,19 @@ struct OverlapSummary {
   std::vector<StreamPairOverlap> pairs;
 };
 
-// Sorted, merged busy intervals [start, end) of one stream.
-using Intervals = std::vector<std::pair<uint64_t, uint64_t>>;
+// An interval [first, second) of GPU time.
+struct Interval {
+  uint64_t first = 0, second = 0;
+};
+// Sorted, merged busy intervals [start, end) of one stream: as many as its ops on a long log, so
+// in a SpilledVector (a temporary file past 4 MiB), like the ops themselves.
+using Intervals = SpilledVector<Interval>;
 // Every stream's busy intervals, keyed by (device, stream id), in one pass over the ops.
 std::map<std::pair<uint32_t, uint32_t>, Intervals> busyByStream(const ProcessTimeline& t);
 Intervals unite(Intervals v);                              // sorts and merges
 uint64_t length(const Intervals& v);
 uint64_t intersectionLength(const Intervals& a, const Intervals& b);  // both merged
+uint64_t coveredLength(uint64_t start, uint64_t end, const Intervals& busy);  // |[start, end) ∩ busy|, busy merged
 
 OverlapSummary analyzeOverlap(const ProcessTimeline& t);
 

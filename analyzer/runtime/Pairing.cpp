@@ -51,41 +51,62 @@ struct LineEvidence {
   uint64_t workCalls = 0, timedCalls = 0, timedWorkCalls = 0;
 };
 
-// Built once per timeline, so that pairing N findings does not walk every call N times: the calls
-// reported at each location (their own or attributed line), the GPU ops each call queued, and the
-// bytes allocated before each call. Flat lists of 4-byte indices (a list per call was ~48 bytes
-// per call, a quarter of the report's peak on long logs).
+// What the calls reported at one location (their own or attributed line) did in one timeline,
+// and the GPU ops they queued. Summed in one pass over the calls and one over the ops, so that
+// pairing N findings does not walk every call N times, and nothing is held per call: an index of
+// the calls at each location and the ops of each call was ~10 bytes per call on long logs.
+struct LocSums {
+  uint64_t calls = 0, workCalls = 0, timedCalls = 0, timedWorkCalls = 0, blockedNs = 0;
+  uint64_t allocCalls = 0, allocBytes = 0, gpuNs = 0;
+  size_t firstAlloc = SIZE_MAX;  // the first allocating call's index
+  std::map<std::string, uint64_t> apis, opsByStream;
+  std::set<std::string> directStreams;
+  std::pair<uint32_t, uint32_t> direct{UINT32_MAX, UINT32_MAX};  // (device, stream) of a direct op
+};
+
 struct TimelineIndex {
-  // Items grouped by key, in item order: the items of key k are items[first[k] .. first[k + 1]).
-  struct Groups {
-    std::vector<uint32_t> first, items;
-    template <class KeyOf>
-    void build(size_t keys, size_t n, KeyOf keyOf) {  // keyOf(i) < 0: item i in no group
-      first.assign(keys + 1, 0);
-      for (size_t i = 0; i < n; ++i)
-        if (long k = keyOf(i); k >= 0) first[size_t(k) + 1]++;
-      for (size_t k = 0; k < keys; ++k) first[k + 1] += first[k];
-      items.resize(first[keys]);
-      std::vector<uint32_t> next(first.begin(), first.end() - 1);
-      for (size_t i = 0; i < n; ++i)
-        if (long k = keyOf(i); k >= 0) items[next[size_t(k)]++] = uint32_t(i);
-    }
-    const uint32_t* begin(size_t k) const { return items.data() + first[k]; }
-    const uint32_t* end(size_t k) const { return items.data() + first[k + 1]; }
-  };
-  Groups callsAt;  // by location
-  Groups opsOf;    // by call
+  std::vector<LocSums> at;  // by location
   // The allocating calls (few) and the bytes allocated before each: (call, bytes before it).
   std::vector<std::pair<uint32_t, uint64_t>> allocs;
   uint64_t allocTotal = 0;
-  explicit TimelineIndex(const ProcessTimeline& t) {
-    callsAt.build(t.locations.size(), t.calls.size(), [&](size_t ci) { return long(t.reportLoc(t.calls[ci])); });
-    opsOf.build(t.calls.size(), t.ops.size(), [&](size_t oi) { return long(t.ops[oi].call); });
-    for (size_t ci = 0; ci < t.calls.size(); ++ci)
-      if (isAlloc(t.calls[ci].api)) {
+  explicit TimelineIndex(const ProcessTimeline& t) : at(t.locations.size()) {
+    for (size_t ci = 0; ci < t.calls.size(); ++ci) {
+      const HostCall c = t.calls[ci];
+      if (isAlloc(c.api)) {
         allocs.emplace_back(uint32_t(ci), allocTotal);
-        allocTotal += t.calls[ci].a2;
+        allocTotal += c.a2;
       }
+      int loc = t.reportLoc(c);
+      if (loc < 0) continue;
+      LocSums& s = at[size_t(loc)];
+      s.calls++;
+      bool work = queuesGpuWork(c.api);
+      s.workCalls += work;
+      s.timedCalls += c.gpuTimed;
+      s.timedWorkCalls += c.gpuTimed && work;
+      s.apis[slog::apiName(c.api)]++;
+      if (c.blocking) s.blockedNs += c.blockedNs();
+      if (isAlloc(c.api)) {
+        s.allocCalls++;
+        s.allocBytes += c.a2;
+        s.firstAlloc = std::min(s.firstAlloc, ci);
+      }
+    }
+    for (const GpuOp& op : t.ops) {
+      if (op.call < 0 || size_t(op.call) >= t.calls.size()) continue;
+      const HostCall c = t.calls[size_t(op.call)];
+      int loc = t.reportLoc(c);
+      if (loc < 0) continue;
+      LocSums& s = at[size_t(loc)];
+      const StreamInfo* si = t.stream(op.device, op.stream);
+      std::string label = si ? si->label() : "stream " + std::to_string(op.stream);
+      s.opsByStream[label]++;
+      s.gpuNs += op.endNs - op.startNs;
+      if (c.attributedLoc < 0) {
+        s.directStreams.insert(label);
+        s.direct = {op.device, op.stream};
+      }
+    }
   }
   // Bytes allocated by the calls before call `ci` (ci may be one past the last).
   uint64_t allocBefore(size_t ci) const {
@@ -100,45 +121,31 @@ LineEvidence gather(const RunData& run, const std::vector<TimelineIndex>& index,
   LineEvidence e;
   for (size_t ti = 0; ti < run.timelines.size(); ++ti) {
     const ProcessTimeline& t = run.timelines[ti];
-    std::vector<size_t> mine;  // calls reported at path:line, in call order
+    bool ran = false;  // some call reported at path:line
+    size_t firstAlloc = t.calls.size();
+    std::pair<uint32_t, uint32_t> direct{UINT32_MAX, UINT32_MAX};
     for (size_t i = 0; i < t.locations.size(); ++i) {
       if (!samePath(t.locations[i].path, path)) continue;
       e.fileRan = true;
-      if (t.locations[i].line == line)
-        mine.insert(mine.end(), index[ti].callsAt.begin(i), index[ti].callsAt.end(i));
+      const LocSums& s = index[ti].at[i];
+      if (t.locations[i].line != line || !s.calls) continue;
+      ran = true;
+      e.calls += s.calls;
+      e.workCalls += s.workCalls;
+      e.timedCalls += s.timedCalls;
+      e.timedWorkCalls += s.timedWorkCalls;
+      for (const auto& [api, n] : s.apis) e.apis[api] += n;
+      e.blockedNs += s.blockedNs;
+      e.allocCalls += s.allocCalls;
+      e.allocBytes += s.allocBytes;
+      firstAlloc = std::min(firstAlloc, s.firstAlloc);
+      for (const auto& [label, n] : s.opsByStream) e.opsByStream[label] += n;
+      e.gpuNs += s.gpuNs;
+      e.directStreams.insert(s.directStreams.begin(), s.directStreams.end());
+      if (!s.directStreams.empty()) direct = s.direct;  // one stream when it is used (below)
     }
-    if (mine.empty()) continue;
-    std::sort(mine.begin(), mine.end());
-    size_t firstAlloc = t.calls.size();
-    std::pair<uint32_t, uint32_t> direct{UINT32_MAX, UINT32_MAX};
+    if (!ran) continue;
     e.timed.add(t);
-    for (size_t ci : mine) {
-      const HostCall& c = t.calls[ci];
-      e.calls++;
-      bool work = queuesGpuWork(c.api);
-      e.workCalls += work;
-      e.timedCalls += c.gpuTimed;
-      e.timedWorkCalls += c.gpuTimed && work;
-      e.apis[slog::apiName(c.api)]++;
-      if (c.blocking) e.blockedNs += c.blockedNs();
-      if (isAlloc(c.api)) {
-        e.allocCalls++;
-        e.allocBytes += c.a2;
-        firstAlloc = std::min(firstAlloc, ci);
-      }
-      for (const uint32_t* o = index[ti].opsOf.begin(ci); o != index[ti].opsOf.end(ci); ++o) {
-        size_t oi = *o;
-        const GpuOp& op = t.ops[oi];
-        const StreamInfo* s = t.stream(op.device, op.stream);
-        std::string label = s ? s->label() : "stream " + std::to_string(op.stream);
-        e.opsByStream[label]++;
-        e.gpuNs += op.endNs - op.startNs;
-        if (c.attributedLoc < 0) {
-          e.directStreams.insert(label);
-          direct = {op.device, op.stream};
-        }
-      }
-    }
     e.allocBytesBefore += index[ti].allocBefore(firstAlloc);
     if (e.directStreams.size() == 1)
       for (const auto& so : run.overlaps[ti].streams)
@@ -281,6 +288,7 @@ bool samePath(const std::string& a, const std::string& b) {
 
 void pairWithRun(std::vector<Finding>& staticFindings, const RunData& run,
                  const std::vector<Finding>& measured) {
+  if (staticFindings.empty()) return;  // the sums below serve static findings only
   std::vector<TimelineIndex> index;
   for (const auto& t : run.timelines) index.emplace_back(t);
   for (auto& f : staticFindings) {

@@ -2,6 +2,7 @@
 
 #include "runtime/Communication.h"
 
+#include <optional>
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -220,8 +221,8 @@ void writePerfettoTrace(std::ostream& out, const std::vector<ProcessTimeline>& t
       if (op.bytes) args["bytes"] = op.bytes;
       if (const char* k = op.kind == slog::ActivityKind::Memcpy ? copyKindName(op.copyKind) : nullptr)
         args["copyKind"] = k;
-      const HostCall* call =
-          op.call >= 0 && size_t(op.call) < t.calls.size() ? &t.calls[size_t(op.call)] : nullptr;
+      std::optional<HostCall> call;
+      if (op.call >= 0 && size_t(op.call) < t.calls.size()) call = t.calls[size_t(op.call)];
       if (call) {
         args["launchedBy"] = slog::apiName(call->api);
         std::string src = locText(t, t.reportLoc(*call));

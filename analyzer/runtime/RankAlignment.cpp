@@ -31,6 +31,8 @@ RankView rankView(const ProcessTimeline& t, const CommSummary& comm) {
   size_t next = 0;
   int lastLoc = -1;
   uint64_t lastExit = 0;
+  // Exactly: grown by doubling, the copy made while it grows was the report's peak on long logs.
+  v.collectives.reserve(comm.collectives.size());
   for (const CollectiveCall& c : comm.collectives) {
     const HostCall& h = t.calls[c.call];
     for (; next < size_t(c.call); ++next) {

@@ -53,7 +53,7 @@ void markGpuTimed(ProcessTimeline& t, const ProcessLog& log) {
   t.gpuTimingMode = log.trailer ? slog::GpuTiming(log.trailer->gpuTiming) : slog::GpuTiming::Unstated;
   t.windows = timedWindows(log.windows);
   if (t.windows.empty()) {
-    for (auto& c : t.calls) c.gpuTimed = true;
+    t.calls.forEachUpdate([](HostCall& c) { c.gpuTimed = true; });
     return;
   }
   // Work queued after timing stopped for the process's exit is not a gap in the sampling: logs
@@ -61,16 +61,16 @@ void markGpuTimed(ProcessTimeline& t, const ProcessLog& log) {
   uint64_t exitNs = UINT64_MAX;
   if (t.windows.back().closed && t.windows.back().closedBy == slog::WindowReason::Exit)
     exitNs = t.windows.back().endNs;
-  for (auto& c : t.calls) {
+  t.calls.forEachUpdate([&](HostCall& c) {
     c.gpuTimed = windowContaining(t.windows, c.enterNs) >= 0;
     if (!c.gpuTimed && c.enterNs < exitNs && queuesGpuWork(c.api)) t.sampled = true;
-  }
+  });
 }
 
 void finishGpuCoverage(ProcessTimeline& t) {
   if (t.windows.empty()) {
     if (!t.gpuTiming)
-      for (auto& c : t.calls) c.gpuTimed = false;
+      t.calls.forEachUpdate([](HostCall& c) { c.gpuTimed = false; });
     t.timedNs = t.gpuTiming ? t.runNs() : 0;
     return;
   }

@@ -40,35 +40,6 @@ uint64_t toMono(double scale, double offset, uint64_t cupti) {
   return v <= 0 ? 0 : v >= 1.8e19 ? UINT64_MAX : uint64_t(v);
 }
 
-// v[i] = v[order[i]] for every i, in place (a cycle at a time): a sorted copy of ten million
-// calls would cost as much memory as the calls.
-template <class T>
-void permute(std::vector<T>& v, const std::vector<uint32_t>& order) {
-  std::vector<bool> done(v.size());
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (done[i]) continue;
-    T first = std::move(v[i]);
-    size_t j = i;
-    while (true) {
-      done[j] = true;
-      size_t k = order[j];
-      if (k == i) { v[j] = std::move(first); break; }
-      v[j] = std::move(v[k]);
-      j = k;
-    }
-  }
-}
-
-// The indices of v stably sorted by key (4 bytes an element, not a copy of the elements).
-template <class T, class Key>
-std::vector<uint32_t> stableOrder(const std::vector<T>& v, Key key) {
-  std::vector<uint32_t> order(v.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = uint32_t(i);
-  if (std::is_sorted(v.begin(), v.end(), [&](const T& a, const T& b) { return key(a) < key(b); })) return order;
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(v[a]) < key(v[b]); });
-  return order;
-}
-
 std::string opName(const ProcessLog& log, const slog::ActivityRecord& a) {
   if (a.kind == slog::ActivityKind::Kernel) {
     auto it = log.strings.find(a.nameId);
@@ -122,10 +93,15 @@ void threadStarts(const ProcessLog& log, ProcessTimeline& t, std::map<std::pair<
 // op with the next call of its kind, requiring the same kernel name when both sides know it and a
 // start after the call began. A bounded look-ahead skips ops from APIs the recorder does not hook
 // (cuBLAS's internal memsets) instead of pairing them with a later call.
-void joinByOrder(const ProcessLog& log, ProcessTimeline& t, std::vector<std::pair<uint32_t, uint32_t>>& unjoined) {
+struct Unjoined {
+  uint32_t correlationId, op;
+};
+
+void joinByOrder(const ProcessLog& log, ProcessTimeline& t, SpilledVector<Unjoined>& unjoined) {
   constexpr size_t kLookAhead = 32;
   constexpr uint64_t kClockSlackNs = 50000;
-  std::sort(unjoined.begin(), unjoined.end());
+  // By correlation id; the ops were added in op order, so a stable sort keeps equal ids in it.
+  unjoined.sortStably([](const Unjoined& u) { return uint64_t(u.correlationId); });
   auto kindOf = [](slog::ApiClass c) {
     switch (c) {
       case ApiClass::Launch: return 1;
@@ -136,17 +112,18 @@ void joinByOrder(const ProcessLog& log, ProcessTimeline& t, std::vector<std::pai
   };
   // Only calls begun in a timing window: with sampled timing, thousands of untimed launches
   // between two windows would otherwise use up the look-ahead.
-  std::vector<uint32_t> queue[4];  // call indices per kind, in call order
+  SpilledVector<uint32_t> queue[4];  // call indices per kind, in call order
   for (size_t i = 0; i < t.calls.size(); ++i)
-    if (int k = kindOf(slog::apiClass(t.calls[i].api)); k && t.calls[i].ret == 0 && t.calls[i].gpuTimed)
-      queue[k].push_back(uint32_t(i));
+    if (const HostCall c = t.calls[i]; kindOf(slog::apiClass(c.api)) && c.ret == 0 && c.gpuTimed)
+      queue[kindOf(slog::apiClass(c.api))].push_back(uint32_t(i));
   size_t next[4] = {0, 0, 0, 0};
   auto name = [&](uint32_t id) -> const std::string* {
     auto it = log.strings.find(id);
     return id && it != log.strings.end() ? &it->second : nullptr;
   };
-  for (const auto& [corr, opIndex] : unjoined) {
-    GpuOp& op = t.ops[opIndex];
+  for (const Unjoined& u : unjoined) {
+    const uint32_t opIndex = u.op;
+    const GpuOp op = t.ops[opIndex];
     int k = op.kind == slog::ActivityKind::Kernel ? 1 : op.kind == slog::ActivityKind::Memcpy ? 2 : 3;
     const std::string* opName = op.kind == slog::ActivityKind::Kernel ? &op.name.str() : nullptr;
     auto& q = queue[k];
@@ -155,7 +132,7 @@ void joinByOrder(const ProcessLog& log, ProcessTimeline& t, std::vector<std::pai
       if (c.enterNs > op.startNs + kClockSlackNs) break;  // the GPU cannot run it before it is asked
       const std::string* callName = name(c.nameId);
       if (opName && callName && *opName != *callName) continue;
-      op.call = int(q[j]);
+      t.ops.update(opIndex, [&](GpuOp& o) { o.call = int(q[j]); });
       next[k] = j + 1;
       break;
     }
@@ -208,7 +185,7 @@ TimelineBuilder::TimelineBuilder(const ProcessLog& log) : meta_(log) {
   clockOffset_ = clock.offset;
   if (clockValid_) {
     t.ops.reserve(std::max<uint64_t>(log.activityRecords, log.activities.size()));
-    correlationIds_.reserve(t.ops.capacity());
+    correlationIds_.reserve(std::max<uint64_t>(log.activityRecords, log.activities.size()));
   }
 }
 
@@ -255,7 +232,7 @@ void TimelineBuilder::addActivity(const slog::ActivityRecord& a) {
   op.bytes = a.bytes;
   op.name = opName(meta_, a);
   t_.ops.push_back(std::move(op));
-  if (a.externalId && externalIdsOf_.empty()) externalIdsOf_.resize(correlationIds_.size(), 0);
+  if (a.externalId && externalIdsOf_.empty()) externalIdsOf_.resize(correlationIds_.size());
   if (!externalIdsOf_.empty() || a.externalId) externalIdsOf_.push_back(a.externalId);
   correlationIds_.push_back(a.correlationId);
 }
@@ -264,11 +241,11 @@ ProcessTimeline TimelineBuilder::finish() {
   const ProcessLog& log = meta_;
   ProcessTimeline& t = t_;
   // Calls, in the order they were made (the log interleaves threads' chunks).
-  permute(t.calls, stableOrder(t.calls, [](const HostCall& h) { return h.enterNs; }));
+  t.calls.sortStably([](const HostCall& h) { return h.enterNs; });
   std::map<std::pair<std::string, uint32_t>, int> locIndex;
   std::vector<int> locOfVariant(variants_.size(), -1);
-  for (auto& h : t.calls) {
-    if (h.loc < 0) continue;
+  t.calls.forEachUpdate([&](HostCall& h) {
+    if (h.loc < 0) return;
     int& loc = locOfVariant[size_t(h.loc)];
     if (loc < 0) {
       const SourceLoc& v = variants_[size_t(h.loc)];
@@ -280,7 +257,7 @@ ProcessTimeline TimelineBuilder::finish() {
       loc = internLoc(t, locIndex, s);
     }
     h.loc = loc;
-  }
+  });
   std::sort(pythonTids_.begin(), pythonTids_.end());
   t.pythonThreads = pythonTids_;
   t.collectives = log.collectives;
@@ -301,15 +278,15 @@ ProcessTimeline TimelineBuilder::finish() {
     if (userLine(h)) userThreads.insert(h.tid);
   threadStarts(log, t, locIndex);
   int lastUserLoc = -1;
-  for (auto& h : t.calls) {
+  t.calls.forEachUpdate([&](HostCall& h) {
     if (userThreads.count(h.tid)) {
       if (userLine(h)) lastUserLoc = h.loc;
-      continue;
+      return;
     }
     auto th = t.threads.find(h.tid);
     bool started = th != t.threads.end() && th->second.startLoc >= 0 && !th->second.autograd();
     h.attributedLoc = started ? th->second.startLoc : lastUserLoc;
-  }
+  });
 
   // GPU work, on the host clock.
   t.gpuTiming = clockValid_ && activities_ > 0;
@@ -320,20 +297,20 @@ ProcessTimeline TimelineBuilder::finish() {
     if (externalIds_)
       for (size_t i = 0; i < t.calls.size(); ++i)
         if (t.calls[i].corr) callByCorr[t.calls[i].corr] = int(i);
-    std::vector<std::pair<uint32_t, uint32_t>> unjoined;  // (CUPTI correlation id, op index)
+    SpilledVector<Unjoined> unjoined;
     for (size_t k = 0; k < t.ops.size(); ++k) {
       uint64_t externalId = externalIdsOf_.empty() ? 0 : externalIdsOf_[k];
       uint32_t correlationId = correlationIds_[k];
       if (auto it = callByCorr.find(externalId); externalId && it != callByCorr.end())
-        t.ops[k].call = it->second;
+        t.ops.update(k, [&](GpuOp& op) { op.call = it->second; });
       else
-        unjoined.emplace_back(correlationId, uint32_t(k));
+        unjoined.push_back(Unjoined{correlationId, uint32_t(k)});
     }
-    std::vector<uint32_t>().swap(correlationIds_);
-    std::vector<uint64_t>().swap(externalIdsOf_);
+    correlationIds_.clear();
+    externalIdsOf_.clear();
     joinByOrder(log, t, unjoined);
     t.gpuTiming = !t.ops.empty();
-    permute(t.ops, stableOrder(t.ops, [](const GpuOp& op) { return op.startNs; }));
+    t.ops.sortStably([](const GpuOp& op) { return op.startNs; });
   } else {
     t.ops.clear();
   }

@@ -12,6 +12,7 @@
 
 #include "runtime/LogReader.h"
 #include "runtime/OpName.h"
+#include "runtime/SpilledVector.h"
 #include "runtime/TimedWindows.h"
 
 namespace sl::runtime {
@@ -93,8 +94,9 @@ struct ProcessTimeline {
   bool sampled = false;
   uint64_t timedNs = 0;  // time in [beginNs, endNs] covered by the windows
   std::vector<SourceLoc> locations;
-  std::vector<HostCall> calls;    // by enter time
-  std::vector<GpuOp> ops;         // by start time
+  // Held in memory up to a set size, then in a temporary file (SpilledVector.h): read by value.
+  SpilledVector<HostCall> calls;  // by enter time
+  SpilledVector<GpuOp> ops;       // by start time
   std::vector<StreamInfo> streams;  // by (device, id)
   std::vector<uint32_t> pythonThreads;  // threads that issued at least one call from Python
   // Threads the recorder named (slog::ThreadRecord): the name, and the user line that started
@@ -141,8 +143,8 @@ class TimelineBuilder {
   // Per op, until finish() joins the ops to their calls: CUPTI's correlation id, and the external
   // id (the launching call's corr) only once a record has one (logs of older recorders): 4 bytes
   // an op on today's logs, not 16.
-  std::vector<uint32_t> correlationIds_;
-  std::vector<uint64_t> externalIdsOf_;
+  SpilledVector<uint32_t> correlationIds_;
+  SpilledVector<uint64_t> externalIdsOf_;
   uint64_t activities_ = 0;
   bool externalIds_ = false;
   bool clockValid_ = false;

@@ -67,8 +67,10 @@ inline ProcessTimeline sampleTimeline(uint64_t pid = 1234, int rank = 0, size_t 
     op(slog::ActivityKind::Kernel, stream, at + 400, at + 400 + 500 + (i % 7) * 100,
        i % 3 ? "void at::native::vectorized_elementwise_kernel<4>" : "ampere_sgemm_64x32", c);
   }
-  std::sort(t.ops.begin(), t.ops.end(),
-            [](const GpuOp& a, const GpuOp& b) { return a.startNs < b.startNs; });
+  std::vector<GpuOp> sorted(t.ops.begin(), t.ops.end());
+  std::sort(sorted.begin(), sorted.end(), [](const GpuOp& a, const GpuOp& b) { return a.startNs < b.startNs; });
+  t.ops.clear();
+  for (const auto& o : sorted) t.ops.push_back(o);
   StreamInfo s7, s13;
   s7.device = 0; s7.id = 7; s7.handle = 0; s7.handleKnown = true; s7.legacyDefault = true;
   s13.device = 0; s13.id = 13; s13.handle = 0x5555; s13.handleKnown = true;
@@ -99,7 +101,7 @@ inline void sampleTiming(ProcessTimeline& t, const std::vector<std::pair<uint64_
     t.windows.push_back(w);
     t.timedNs += e - b;
   }
-  for (auto& c : t.calls) c.gpuTimed = windowContaining(t.windows, c.enterNs) >= 0;
+  t.calls.forEachUpdate([&](HostCall& c) { c.gpuTimed = windowContaining(t.windows, c.enterNs) >= 0; });
 }
 
 inline Finding finding(const std::string& rule, const std::string& path, uint32_t line,

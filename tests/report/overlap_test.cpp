@@ -50,7 +50,7 @@ TEST(Overlap, SweepMatchesTheDefinition) {
       for (const auto& sj : t.streams)
         if (sj.device == si.device && sj.id != si.id) {
           const auto& b = busy[{sj.device, sj.id}];
-          others.insert(others.end(), b.begin(), b.end());
+          for (const Interval& iv : b) others.push_back(iv);
         }
       EXPECT_EQ(got.streams[i].overlappedNs, intersectionLength(busy[{si.device, si.id}], unite(others)))
           << "round " << round << " stream " << si.id;
@@ -84,8 +84,8 @@ TEST(Overlap, OpNamesAreSharedAndOutliveTheirTimeline) {
   {
     ProcessTimeline t;
     t.ops.resize(2);
-    t.ops[0].name = std::string("ampere_sgemm_128x64_nn");
-    t.ops[1].name = "ampere_sgemm_128x64_nn";
+    t.ops.update(0, [](GpuOp& op) { op.name = std::string("ampere_sgemm_128x64_nn"); });
+    t.ops.update(1, [](GpuOp& op) { op.name = "ampere_sgemm_128x64_nn"; });
     EXPECT_EQ(&t.ops[0].name.str(), &t.ops[1].name.str());
     copy = t.ops[0];
   }
