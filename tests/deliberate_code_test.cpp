@@ -96,6 +96,13 @@ TEST(DeliberateCode, RootIsTheConfigThenGitThenNothing) {
   std::string inTests = t.write("proj/tests/a.py", "");
   EXPECT_EQ(roots.deliberateReason(inTests, ""), "");
   EXPECT_EQ(roots.deliberateReason(t.write("proj/pkg/test_a.py", ""), ""), "test_*.py");
+  // ... unless proj is the directory given on the command line: then it is the root, whatever
+  // the current directory (the same findings from anywhere).
+  sl::ProjectRoots given;
+  given.setInputs({(t.dir / "proj").string()});
+  EXPECT_EQ(given.deliberateReason(inTests, ""), "tests/");
+  given.setInputs({(t.dir / "proj/tests").string()});  // the input itself: tests/ is not inside it
+  EXPECT_EQ(given.deliberateReason(inTests, ""), "");
   // A git work tree makes proj the root.
   fs::create_directories(t.dir / "proj/.git");
   sl::ProjectRoots withGit;

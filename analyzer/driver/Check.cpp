@@ -240,6 +240,7 @@ CheckResult runCheck(const CheckOptions& opts) {
   // excluded files are dropped, named ones too, so pre-commit's file lists honour `exclude`.
   ConfigResolver configs(opts.configFile);
   ProjectRoots roots;  // like the configs, resolved before the workers start
+  roots.setInputs(opts.paths);
   std::vector<std::shared_ptr<const Config>> pyConfigs;
   std::vector<std::string> pyDeliberate;  // why each Python input is deliberate code, or ""
   auto keep = [&](std::vector<std::string>& files, bool python) {

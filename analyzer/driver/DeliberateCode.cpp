@@ -58,11 +58,23 @@ std::string ProjectRoots::gitRoot(const std::string& dir) {
   return gitRoots_[dir] = root;
 }
 
+void ProjectRoots::setInputs(const std::vector<std::string>& paths) {
+  std::error_code ec;
+  inputs_.clear();
+  for (const auto& p : paths) {
+    fs::path abs = fs::weakly_canonical(fs::absolute(p, ec), ec);
+    inputs_.push_back((fs::is_directory(abs, ec) ? abs : abs.parent_path()).string());
+  }
+  std::sort(inputs_.begin(), inputs_.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+}
+
 std::string ProjectRoots::deliberateReason(const std::string& path, const std::string& configDir) {
   std::error_code ec;
   fs::path abs = fs::weakly_canonical(fs::absolute(path, ec), ec);
   std::string git = gitRoot(abs.parent_path().string());
-  for (const std::string& root : {configDir, git, fs::current_path(ec).string()}) {
+  std::vector<std::string> roots{configDir, git, fs::current_path(ec).string()};
+  roots.insert(roots.end(), inputs_.begin(), inputs_.end());
+  for (const std::string& root : roots) {
     if (root.empty()) continue;
     std::string rel = abs.lexically_relative(root).generic_string();
     if (!rel.empty() && !rel.starts_with("..")) return deliberatePathReason(rel);

@@ -13,6 +13,7 @@
 // outside all of them is judged by its name only.
 #pragma once
 #include <map>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -33,10 +34,17 @@ std::string deliberatePathReason(const std::string& relative);
 class ProjectRoots {
  public:
   // Why `path` is deliberate code, judged from the first of `configDir` (may be ""), the git
-  // work tree and the current directory that contains it; "" when it is not.
+  // work tree, the current directory and the path given on the command line that contains it;
+  // "" when it is not.
   std::string deliberateReason(const std::string& path, const std::string& configDir);
 
+  // The paths given on the command line: outside a git work tree, a config's directory and the
+  // current directory, the input directory is the project (`check /data/repo` judges `tests/`
+  // in it the same from any current directory; before, only the file's name was judged then).
+  void setInputs(const std::vector<std::string>& paths);
+
  private:
+  std::vector<std::string> inputs_;  // absolute directories, deepest first
   std::string gitRoot(const std::string& dir);
   std::map<std::string, std::string> gitRoots_;  // directory -> work tree root ("" = none)
 };
