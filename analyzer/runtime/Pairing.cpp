@@ -35,32 +35,41 @@ bool isAlloc(slog::Api a) {
   return c == slog::ApiClass::Alloc || c == slog::ApiClass::AllocAsync;
 }
 
-// What one source line did in a run, over all processes.
-struct LineEvidence {
-  bool fileRan = false;
+// What calls reported at a source line did: summed per location and timeline (LocSums), then
+// over the timelines (LineEvidence).
+struct CallSums {
   uint64_t calls = 0, blockedNs = 0, gpuNs = 0, allocCalls = 0, allocBytes = 0;
-  uint64_t allocBytesBefore = 0;  // through cudaMalloc & co. before this line's first allocation
+  // The calls that queue GPU work, and how many of all the calls (and of those) began while GPU
+  // timing was on.
+  uint64_t workCalls = 0, timedCalls = 0, timedWorkCalls = 0;
   std::map<std::string, uint64_t> apis, opsByStream;
-  std::set<std::string> directStreams;  // streams of the work the line queued itself
+  std::set<std::string> directStreams;  // streams of the work the calls queued themselves
+  void add(const CallSums& o) {
+    calls += o.calls, blockedNs += o.blockedNs, gpuNs += o.gpuNs;
+    allocCalls += o.allocCalls, allocBytes += o.allocBytes;
+    workCalls += o.workCalls, timedCalls += o.timedCalls, timedWorkCalls += o.timedWorkCalls;
+    for (const auto& [api, n] : o.apis) apis[api] += n;
+    for (const auto& [label, n] : o.opsByStream) opsByStream[label] += n;
+    directStreams.insert(o.directStreams.begin(), o.directStreams.end());
+  }
+};
+
+// What one source line did in a run, over all processes.
+struct LineEvidence : CallSums {
+  bool fileRan = false;
+  uint64_t allocBytesBefore = 0;  // through cudaMalloc & co. before this line's first allocation
   // The line's own stream, when it is a side stream: its busy and overlapped time in the run.
   std::string regionStream;
   uint64_t regionBusyNs = 0, regionOverlappedNs = 0;
-  // The line's calls that queue GPU work, and how many of all its calls (and of those) began
-  // while GPU timing was on. `timed`: its sampled processes, whose GPU figures cover the windows.
-  Coverage timed;
-  uint64_t workCalls = 0, timedCalls = 0, timedWorkCalls = 0;
+  Coverage timed;  // the line's sampled processes, whose GPU figures cover the windows
 };
 
 // What the calls reported at one location (their own or attributed line) did in one timeline,
 // and the GPU ops they queued. Summed in one pass over the calls and one over the ops, so that
 // pairing N findings does not walk every call N times, and nothing is held per call: an index of
 // the calls at each location and the ops of each call was ~10 bytes per call on long logs.
-struct LocSums {
-  uint64_t calls = 0, workCalls = 0, timedCalls = 0, timedWorkCalls = 0, blockedNs = 0;
-  uint64_t allocCalls = 0, allocBytes = 0, gpuNs = 0;
+struct LocSums : CallSums {
   size_t firstAlloc = SIZE_MAX;  // the first allocating call's index
-  std::map<std::string, uint64_t> apis, opsByStream;
-  std::set<std::string> directStreams;
   std::pair<uint32_t, uint32_t> direct{UINT32_MAX, UINT32_MAX};  // (device, stream) of a direct op
 };
 
@@ -130,18 +139,8 @@ LineEvidence gather(const RunData& run, const std::vector<TimelineIndex>& index,
       const LocSums& s = index[ti].at[i];
       if (t.locations[i].line != line || !s.calls) continue;
       ran = true;
-      e.calls += s.calls;
-      e.workCalls += s.workCalls;
-      e.timedCalls += s.timedCalls;
-      e.timedWorkCalls += s.timedWorkCalls;
-      for (const auto& [api, n] : s.apis) e.apis[api] += n;
-      e.blockedNs += s.blockedNs;
-      e.allocCalls += s.allocCalls;
-      e.allocBytes += s.allocBytes;
+      e.add(s);
       firstAlloc = std::min(firstAlloc, s.firstAlloc);
-      for (const auto& [label, n] : s.opsByStream) e.opsByStream[label] += n;
-      e.gpuNs += s.gpuNs;
-      e.directStreams.insert(s.directStreams.begin(), s.directStreams.end());
       if (!s.directStreams.empty()) direct = s.direct;  // one stream when it is used (below)
     }
     if (!ran) continue;
