@@ -183,6 +183,20 @@ EventMethod lookupEventMethod(std::string_view name) {
   return EventMethod::None;
 }
 
+bool returnsNewStorage(std::string_view m) {
+  static const std::unordered_set<std::string_view> copies = {
+      "clone", "float", "half", "bfloat16", "double", "long", "int", "new_zeros", "new_empty",
+      "new_ones", "new_full", "new_tensor", "type_as", "sum", "mean", "max", "min", "norm",
+      "abs", "sqrt", "exp", "log", "neg", "pow", "add", "sub", "mul", "div", "matmul", "mm",
+      "bmm", "softmax", "sigmoid", "tanh", "relu", "cumsum", "argmax", "argmin", "topk", "sort",
+      "repeat", "to_dense", "to_sparse"};
+  if (copies.count(m)) return true;
+  switch (lookupTensorMethod(m)) {
+    case Method::Other: case Method::InPlace: case Method::CopyInto: case Method::RecordStream: return false;
+    default: return true;
+  }
+}
+
 bool isHostValueBuiltin(std::string_view n) {
   return n == "bool" || n == "float" || n == "int" || n == "complex" || n == "range";
 }

@@ -64,6 +64,10 @@ EventMethod lookupEventMethod(std::string_view name);
 // Methods only torch tensors have (not numpy arrays, lists or modules): calling one says the
 // receiver is a tensor, though not where it lives.
 bool isTensorOnlyMethod(std::string_view name);
+// Tensor methods whose result is new storage, not the receiver's (`clone`, `float`, `sum`, `.cpu()`,
+// `.item()`): what they return is not the object's state. Views (`view`, `narrow`, `detach`),
+// in-place methods and unknown ones hand the receiver's storage on.
+bool returnsNewStorage(std::string_view method);
 // Python builtins and common host functions whose results are never CUDA tensors.
 bool isHostBuiltin(std::string_view name);
 // A name that reads like an nn.Module ("model", "self.encoder", "net"): `.cuda()` on it moves

@@ -56,21 +56,6 @@ std::string Lowerer::dotted(TSNode e) const {
 }
 
 std::string Lowerer::stateRootOf(TSNode e) const {
-  // Methods whose result is a new tensor, not the receiver's storage (`self.buf.clone()`,
-  // `self.buf.sum()`); views (`view`, `narrow`, `detach`...) and getters hand out the state.
-  auto fresh = [](std::string_view m) {
-    static const std::unordered_set<std::string_view> copies = {
-        "clone", "float", "half", "bfloat16", "double", "long", "int", "new_zeros", "new_empty",
-        "new_ones", "new_full", "new_tensor", "type_as", "sum", "mean", "max", "min", "norm",
-        "abs", "sqrt", "exp", "log", "neg", "pow", "add", "sub", "mul", "div", "matmul", "mm",
-        "bmm", "softmax", "sigmoid", "tanh", "relu", "cumsum", "argmax", "argmin", "topk", "sort",
-        "repeat", "to_dense", "to_sparse"};
-    if (copies.count(m)) return true;
-    switch (lookupTensorMethod(m)) {
-      case Method::Other: case Method::InPlace: case Method::CopyInto: case Method::RecordStream: return false;
-      default: return true;
-    }
-  };
   for (int steps = 0; steps < 64 && !ts_node_is_null(e); ++steps) {
     if (is(e, "call")) {
       TSNode fnNode = field(e, "function");
@@ -78,7 +63,7 @@ std::string Lowerer::stateRootOf(TSNode e) const {
       // of a state object (`self.store.get(i)`) hands out the object's state.
       if (!is(fnNode, "attribute")) return "";
       TSNode recv = field(fnNode, "object");
-      if ((is(recv, "identifier") && text(recv, mc_.src) == "self") || fresh(text(field(fnNode, "attribute"), mc_.src)))
+      if ((is(recv, "identifier") && text(recv, mc_.src) == "self") || returnsNewStorage(text(field(fnNode, "attribute"), mc_.src)))
         return "";
       e = recv;
     } else if (is(e, "subscript")) e = field(e, "value");
