@@ -54,6 +54,17 @@ def glibc_floor(paths):
     return best
 
 
+def configured_floor(build_dir):
+    """SL_GLIBC_FLOOR of the build (compat/CMakeLists.txt): the oldest glibc it was linked for and
+    is tested on. The tag claims no older one even where the symbols alone would allow it."""
+    try:
+        with open(os.path.join(build_dir, "CMakeCache.txt")) as f:
+            m = re.search(r"^SL_GLIBC_FLOOR:STRING=2\.(\d+)$", f.read(), re.M)
+    except OSError:
+        return (2, 17)
+    return (2, int(m.group(1))) if m else (2, 17)
+
+
 def record_line(arcname, data):
     digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
     return "%s,sha256=%s,%d" % (arcname, digest, len(data))
@@ -106,7 +117,7 @@ def build(build_dir, out_dir, version=None, cxx_wheel=False, bundle_cxx=False):
     os.makedirs(out_dir, exist_ok=True)
     tmp = os.path.join(out_dir, ".strip")
     os.makedirs(tmp, exist_ok=True)
-    major, minor = glibc_floor([exe, interposer])
+    major, minor = max(glibc_floor([exe, interposer]), configured_floor(build_dir))
     tag = "py3-none-manylinux_%d_%d_x86_64" % (major, minor)
 
     init = read(os.path.join(HERE, "streamlint", "__init__.py")).decode()
