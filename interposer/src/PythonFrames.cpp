@@ -10,19 +10,29 @@
 namespace sl::ip {
 namespace {
 
+constexpr uint32_t kNoCFrame = ~0u;
 struct Layout {
-  uint32_t tstateCframe;      // PyThreadState -> _PyCFrame*
-  uint32_t cframeCurrent;     // _PyCFrame -> _PyInterpreterFrame*
+  uint32_t tstateFrame;    // PyThreadState -> _PyCFrame* (3.11, 3.12), or the frame itself (3.13+)
+  uint32_t cframeCurrent;  // _PyCFrame -> _PyInterpreterFrame*; kNoCFrame from 3.13 (no _PyCFrame)
   uint32_t frameCode, framePrevious, framePrevInstr, frameOwner;
   uint32_t codeFirstLine, codeFilename, codeQualname, codeLineTable, codeAdaptive;
   uint32_t asciiData, compactUtf8;  // PyASCIIObject data, PyCompactUnicodeObject::utf8
-  int cstackOwner;                  // owner value of C-stack shim frames (-1: none)
+  int firstSkippedOwner;            // frame owners from this value on are the interpreter's own
+                                    // (C-stack entry frames); 256: none
+  uintptr_t codeTagBits;            // tag bits of the frame's code reference (_PyStackRef, 3.14)
 };
-// 3.11: checked with offsetof against Include/internal of 3.11.7.
-constexpr Layout k311{56, 8, 32, 48, 56, 69, 72, 112, 128, 136, 184, 48, 56, -1};
+// Each checked with offsetof against the release's Include/internal headers: 3.11.7 here,
+// 3.12.3 (the H200 box), 3.13 (Debian 13) and 3.14 (Debian unstable), built as shipped (GIL).
+constexpr Layout k311{56, 8, 32, 48, 56, 69, 72, 112, 128, 136, 184, 48, 56, 256, 0};
 // 3.12: _PyCFrame lost use_tracing, the frame starts with f_code, code objects grew a monitoring
-// block and PyASCIIObject lost wstr.
-constexpr Layout k312{56, 0, 0, 8, 56, 70, 68, 112, 128, 136, 192, 40, 48, 3};
+// block and PyASCIIObject lost wstr. FRAME_OWNED_BY_CSTACK (3) marks C-stack shim frames.
+constexpr Layout k312{56, 0, 0, 8, 56, 70, 68, 112, 128, 136, 192, 40, 48, 3, 0};
+// 3.13: no _PyCFrame (PyThreadState::current_frame), f_executable and instr_ptr (the instruction
+// executing: the CALL, as 3.12's prev_instr is during a call).
+constexpr Layout k313{72, kNoCFrame, 0, 8, 56, 70, 68, 112, 128, 136, 200, 40, 48, 3, 0};
+// 3.14: f_executable is a tagged _PyStackRef (bit 0: deferred reference), the frame has a
+// stackpointer before the owner, FRAME_OWNED_BY_INTERPRETER (3) and _CSTACK (4).
+constexpr Layout k314{72, kNoCFrame, 0, 8, 56, 74, 68, 112, 128, 136, 208, 40, 48, 3, 1};
 
 enum Status : int { Unknown, Ready, Unsupported };
 std::atomic<int> g_status{Unknown};
@@ -46,13 +56,13 @@ bool init() {
   uint32_t v = pythonVersion();
   if (v == 0) { g_status.store(Unsupported); return false; }
   uint32_t minor = (v >> 16) & 0xff;
-  if ((v >> 24) != 3 || (minor != 11 && minor != 12)) {
-    notice("python-version", "Python 3.%u: no Python line attribution (supported: 3.11, 3.12); "
+  if ((v >> 24) != 3 || minor < 11 || minor > 14) {
+    notice("python-version", "Python 3.%u: no Python line attribution (supported: 3.11 to 3.14); "
            "native call sites are still recorded", minor);
     g_status.store(Unsupported);
     return false;
   }
-  g_l = minor == 11 ? k311 : k312;
+  g_l = minor == 11 ? k311 : minor == 12 ? k312 : minor == 13 ? k313 : k314;
   g_getTstate = reinterpret_cast<void* (*)()>(realDlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState"));
   g_codeType = realDlsym(RTLD_DEFAULT, "PyCode_Type");
   g_unicodeType = realDlsym(RTLD_DEFAULT, "PyUnicode_Type");
@@ -107,7 +117,7 @@ CodeCacheEntry* define(ThreadState* ts, CodeCacheEntry* e, const void* code, int
   const char* tdata = nullptr;
   if (table && typeOf(table) == g_bytesType) {
     tlen = uint32_t(at<uint64_t>(table, 16));
-    tdata = static_cast<const char*>(table) + 32;  // PyBytesObject::ob_sval (3.11, 3.12)
+    tdata = static_cast<const char*>(table) + 32;  // PyBytesObject::ob_sval (3.11-3.14)
     if (tlen > 60000 - flen - nlen) tlen = 0;      // records are < 64 KiB; line = firstLine then
   }
   e->key = code;
@@ -141,13 +151,12 @@ bool capturePython(ThreadState* ts, uint32_t& codeId, uint32_t& offset) {
   if (!init()) return false;
   const void* tstate = g_getTstate();  // thread-specific storage read; no GIL needed
   if (!tstate) return false;           // a thread that never ran Python (autograd workers)
-  const void* cframe = at<const void*>(tstate, g_l.tstateCframe);
-  if (!cframe) return false;
-  const void* frame = at<const void*>(cframe, g_l.cframeCurrent);
+  const void* frame = at<const void*>(tstate, g_l.tstateFrame);
+  if (frame && g_l.cframeCurrent != kNoCFrame) frame = at<const void*>(frame, g_l.cframeCurrent);
   bool haveFallback = false;
   for (int depth = 0; frame && depth < 256; ++depth, frame = at<const void*>(frame, g_l.framePrevious)) {
-    if (g_l.cstackOwner >= 0 && at<char>(frame, g_l.frameOwner) == g_l.cstackOwner) continue;
-    const void* code = at<const void*>(frame, g_l.frameCode);
+    if (at<uint8_t>(frame, g_l.frameOwner) >= g_l.firstSkippedOwner) continue;
+    const void* code = reinterpret_cast<const void*>(at<uintptr_t>(frame, g_l.frameCode) & ~g_l.codeTagBits);
     if (!code || typeOf(code) != g_codeType) {
       notice("python-layout", "unexpected CPython frame layout: Python line attribution is off");
       g_status.store(Unsupported);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The wheel on a glibc older than 2.34 (SL_GLIBC_FLOOR, compat/): Debian 11's glibc 2.31 and
-# Python 3.9 in a chroot made by make_old_glibc_root.sh. Installed with pip --no-index into a venv
+# Python 3.9 in a chroot made by tests/make_debian_root.sh. Installed with pip --no-index into a venv
 # there, the checker's findings must equal the build tree's and `run` must record a Python program
 # calling the real CUDA runtime through ctypes (error 35 without a GPU: still real calls).
 # Exit 77 (skipped) without the root file system or without root.
@@ -8,11 +8,11 @@
 set -u
 build=$1 root=$2 cudart=$3
 if [ ! -e "$root/.complete" ]; then
-  echo "skipped: no old-glibc root at $root (tests/packaging/make_old_glibc_root.sh makes it; .ci/run does)"; exit 77
+  echo "skipped: no old-glibc root at $root (tests/packaging/tests/make_debian_root.sh makes it; .ci/run does)"; exit 77
 fi
 if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then echo "skipped: needs root and unshare (chroot)"; exit 77; fi
 tmp=$(mktemp -d)
-work=$(mktemp -d "$root/opt/sl-test.XXXXXX")
+work=$(mktemp -d "$root/srv/sl-test.XXXXXX")
 trap 'rm -rf "$tmp" "$work"' EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/../cli/lib.sh"
 
@@ -20,7 +20,7 @@ check build-wheel 0 /usr/bin/python3 packaging/build_wheel.py --build "$build" -
 cp "$cudart" "$work/libcudart.so.13"
 cp tests/runtime/programs/ctypes_user.py "$work/"
 cp -r examples/python/seed "$work/seed"
-in=/opt/$(basename "$work")
+in=/srv/$(basename "$work")
 # Inside: a private mount namespace, so /proc (streamlint finds its files through /proc/self/exe)
 # goes away with it.
 cat >"$work/inside.sh" <<INSIDE
