@@ -56,8 +56,11 @@ bool isKernelWrapper(const std::string& file, uint32_t line) {
 }
 
 bool isLibrarySource(const std::string& file) {
+  // Not all of /opt/: containers keep the user's own code there too (/opt/app); these are the
+  // trees that hold libraries' sources (NGC's PyTorch and apex builds, conda, NVIDIA's, ROCm's).
   static const char* kDirs[] = {"/usr/include/", "/usr/lib/", "/usr/local/cuda", "/targets/x86_64-linux/include/",
-                                "/site-packages/", "/dist-packages/", "/opt/",
+                                "/site-packages/", "/dist-packages/", "/opt/pytorch/", "/opt/conda/",
+                                "/opt/nvidia/", "/opt/rocm", "/opt/hpcx/",
                                 ".cudafe1.stub.c", "/tmp/tmpxft_"};  // nvcc's generated launch stubs
   return std::any_of(std::begin(kDirs), std::end(kDirs),
                      [&](const char* d) { return file.find(d) != std::string::npos; });

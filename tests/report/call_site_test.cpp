@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/CallSite.h"
+#include "runtime/Symbolizer.h"
 
 namespace sl::runtime {
 namespace {
@@ -72,3 +73,14 @@ TEST(CallSite, ScannedFramesWithoutLinesFallBackToTheLibrarysCall) {
 
 }  // namespace
 }  // namespace sl::runtime
+
+TEST(CallSite, LibraryCodeIsLibrariesNotEverythingUnderOpt) {
+  EXPECT_FALSE(sl::runtime::isLibraryCode("/opt/app/train.py"));  // a container's own code
+  EXPECT_FALSE(sl::runtime::isLibraryCode("/srv/job/model.cu"));
+  EXPECT_FALSE(sl::runtime::isLibraryCode("train.py"));
+  EXPECT_TRUE(sl::runtime::isLibraryCode("/opt/conda/lib/python3.12/site-packages/torch/nn/modules/module.py"));
+  EXPECT_TRUE(sl::runtime::isLibraryCode("/opt/pytorch/pytorch/aten/src/ATen/native/cuda/Copy.cu"));
+  EXPECT_TRUE(sl::runtime::isLibraryCode("/usr/lib/python3.11/threading.py"));
+  EXPECT_TRUE(sl::runtime::isLibraryCode("/usr/local/cuda/include/cuda_runtime.h"));
+  EXPECT_TRUE(sl::runtime::isLibraryCode("<frozen importlib._bootstrap>"));
+}

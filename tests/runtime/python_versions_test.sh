@@ -18,7 +18,7 @@ for root in "$@"; do
     [ -x "$py" ] || continue
     ver=$(basename "$py")
     tried=$((tried + 1))
-    work=$(mktemp -d "$root/srv/sl-py.XXXXXX")  # not /opt: the report counts /opt/ as library code
+    work=$(mktemp -d "$root/srv/sl-py.XXXXXX")
     in=/srv/$(basename "$work")
     mkdir -p "$work/bin" "$work/lib" "$work/tests"
     cp "$build/bin/streamlint" "$work/bin/" && cp "$build/lib/libstreamlint_interposer.so" "$work/lib/"
