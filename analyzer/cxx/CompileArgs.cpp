@@ -155,9 +155,16 @@ bool loadCompileDb(const std::string& dirOrFile, std::vector<CompileDbEntry>& ou
   // Parse without exceptions: this code runs inside a library whose callers may not expect them.
   nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_array()) { error = p.string() + " is not a JSON array"; return false; }
+  size_t index = 0;
   for (const auto& e : j) {
+    ++index;
     if (!e.is_object() || !e.contains("file") || !e["file"].is_string()) continue;
     CompileDbEntry entry;
+    // Its files and flags are relative to it: an entry whose directory is not text cannot be placed.
+    if (e.contains("directory") && !e["directory"].is_string()) {
+      error = p.string() + ": entry " + std::to_string(index) + ": \"directory\" is not a string";
+      return false;
+    }
     entry.directory = e.value("directory", std::string());
     entry.file = e["file"].get<std::string>();
     if (e.contains("arguments") && e["arguments"].is_array()) {

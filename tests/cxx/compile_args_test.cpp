@@ -136,6 +136,21 @@ TEST_F(CompileDb, AnUnreadableDatabaseIsAnInputError) {
   EXPECT_THAT(diags[0].message, ::testing::HasSubstr("not a JSON array"));
 }
 
+// Found by fuzz_compiledb on the H200 (2026-12-02): a "directory" that is not a string (here a
+// duplicate key whose last value, an array, wins) threw nlohmann's type_error out of `check`.
+TEST_F(CompileDb, ADirectoryThatIsNotAStringIsAnInputError) {
+  std::ofstream(dir / "dup.json") << R"([{"directory": "/src", "file": "k.cu", "command": "nvcc -c k.cu"},
+    {"directory": "/src", "file": "m.cpp", "directory": ["c++", "-c", "m.cpp"], "command": "c++ -c m.cpp"}])";
+  Request req;
+  req.compileDbDir = (dir / "dup.json").string();
+  std::vector<sl::Finding> diags;
+  auto jobs = planJobs(req, tc, diags);
+  EXPECT_TRUE(jobs.empty());
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_EQ(diags[0].ruleId, "input-error");
+  EXPECT_THAT(diags[0].message, ::testing::HasSubstr("entry 2: \"directory\" is not a string"));
+}
+
 TEST(Libtorch, FindsIncludeDirsInEveryLayout) {
   fs::path root = fs::temp_directory_path() / ("sl-lt-" + std::to_string(::getpid()));
   for (const char* layout : {"include", "usr/include", ""}) {
