@@ -163,6 +163,7 @@ bool loadCompileDb(const std::string& dirOrFile, std::vector<CompileDbEntry>& ou
     // Its files and flags are relative to it: an entry whose directory is not text cannot be placed.
     if (e.contains("directory") && !e["directory"].is_string()) {
       error = p.string() + ": entry " + std::to_string(index) + ": \"directory\" is not a string";
+      out.clear();
       return false;
     }
     entry.directory = e.value("directory", std::string());
