@@ -204,6 +204,7 @@ void HostBlockingSites::Impl::place(SiteMap& out, const std::vector<ProcessTimel
   for (const DeferredCall& d : deferred) {
     const Site& own = *d.own;
     int loc = -1;
+    bool queuedOnly = false;
     const ProcessTimeline* t = nullptr;
     if (auto it = byPid.find(d.pid); it != byPid.end()) {
       t = it->second;
@@ -213,9 +214,10 @@ void HostBlockingSites::Impl::place(SiteMap& out, const std::vector<ProcessTimel
       for (auto c = first; c != calls.end(); ++c) {  // read by value: the calls may be on disk
         HostCall h = *c;
         if (h.enterNs != d.enterNs) break;
-        if (h.tid == d.tid && h.api == d.api) { loc = h.attributedLoc; break; }
+        if (h.tid == d.tid && h.api == d.api) { loc = h.attributedLoc; queuedOnly = h.queuedOnly; break; }
       }
     }
+    if (queuedOnly) continue;  // an async copy that waited for nothing (Timeline: markQueuedOnlyCopies)
     if (loc < 0) {
       Site& site = out[{own.path, own.line, own.line ? std::string() : own.native, own.api}];
       if (site.calls == 0) site = own;
@@ -269,7 +271,10 @@ void HostBlockingSites::add(const ProcessLog& log, const ApiCall& c, const CallS
   s.api = slog::apiName(c.rec.api);
   s.cls = cls;
   SiteKey key{s.path, s.line, s.line ? std::string() : s.native, s.api};
-  if (!s.line || isLibraryCode(s.path)) {
+  // Deferred to place(), which sees the timeline: calls at no user line go to the line that set
+  // them off, and async copies of a GPU-timed log only count when their copy could have waited.
+  bool timedCopy = cls == ApiClass::CopyAsync && log.activityRecords > 0;
+  if (!s.line || isLibraryCode(s.path) || timedCopy) {
     Site& own = impl_->ownSites[key];
     if (own.api.empty()) own = s;
     impl_->deferred.push_back({log.header.pid, c.rec.tEnter, c.blockedNs(), c.tid, log.header.rank, c.rec.api, &own});

@@ -97,6 +97,21 @@ struct Unjoined {
   uint32_t correlationId, op;
 };
 
+// Asynchronous copies that cannot have waited: CUPTI saw no pageable memory on either side, so
+// the driver queued the copy and returned (a pageable buffer makes it stage the bytes first, and
+// the host waits for that). Their host time is the call's own cost, not blocking (SL901).
+void markQueuedOnlyCopies(ProcessTimeline& t) {
+  constexpr uint8_t kUnknown = 0, kPageable = 1;
+  for (size_t k = 0; k < t.ops.size(); ++k) {
+    GpuOp op = t.ops[k];  // by value: the ops may be on disk
+    if (op.kind != slog::ActivityKind::Memcpy || op.call < 0) continue;
+    if (op.srcKind == kUnknown || op.dstKind == kUnknown || op.srcKind == kPageable || op.dstKind == kPageable) continue;
+    t.calls.update(size_t(op.call), [](HostCall& h) {
+      if (slog::apiClass(h.api) == slog::ApiClass::CopyAsync) h.queuedOnly = true;
+    });
+  }
+}
+
 void joinByOrder(const ProcessLog& log, ProcessTimeline& t, SpilledVector<Unjoined>& unjoined) {
   constexpr size_t kLookAhead = 32;
   constexpr uint64_t kClockSlackNs = 50000;
@@ -225,6 +240,8 @@ void TimelineBuilder::addActivity(const slog::ActivityRecord& a) {
   GpuOp op;
   op.kind = a.kind;
   op.copyKind = a.copyKind;
+  op.srcKind = a.srcKind;
+  op.dstKind = a.dstKind;
   op.device = a.deviceId;
   op.stream = a.streamId;
   op.startNs = toMono(clockScale_, clockOffset_, a.start);
@@ -309,6 +326,7 @@ ProcessTimeline TimelineBuilder::finish() {
     correlationIds_.clear();
     externalIdsOf_.clear();
     joinByOrder(log, t, unjoined);
+    markQueuedOnlyCopies(t);
     t.gpuTiming = !t.ops.empty();
     t.ops.sortStably([](const GpuOp& op) { return op.startNs; });
   } else {

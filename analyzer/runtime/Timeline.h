@@ -46,6 +46,9 @@ struct HostCall {
   bool blocking = false;  // a class that can make the host wait (isHostBlockingCandidate)
   // Began inside a GPU timing window (TimedWindows.h): its GPU work, if any, can be in the log.
   bool gpuTimed = false;
+  // An asynchronous copy whose GPU record says no pageable host memory took part (pinned or
+  // device memory on both sides): the driver queues it and returns, it waits for nothing.
+  bool queuedOnly = false;
   uint32_t nameId = 0;  // the log's String id of the kernel it launched (0 unknown); fills padding
   uint64_t blockedNs() const { return exitNs > enterNs ? exitNs - enterNs : 0; }
 };
@@ -53,6 +56,7 @@ struct HostCall {
 struct GpuOp {
   slog::ActivityKind kind{};
   uint8_t copyKind = 0;  // CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP
+  uint8_t srcKind = 0, dstKind = 0;  // CUpti_ActivityMemoryKind (2 pinned); 0 unknown
   uint32_t device = 0, stream = 0;  // CUPTI device and stream ids
   uint64_t startNs = 0, endNs = 0;
   uint64_t bytes = 0;

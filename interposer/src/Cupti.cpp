@@ -165,6 +165,7 @@ void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t* buf, si
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
           auto* m = reinterpret_cast<CUpti_ActivityMemcpy6*>(rec);
           a.kind = slog::ActivityKind::Memcpy; a.copyKind = m->copyKind;
+          a.srcKind = m->srcKind; a.dstKind = m->dstKind;
           a.start = m->start; a.end = m->end; a.correlationId = m->correlationId;
           a.streamId = m->streamId; a.deviceId = m->deviceId; a.bytes = m->bytes;
           break;

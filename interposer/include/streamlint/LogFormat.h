@@ -222,7 +222,9 @@ struct ActivityRecord {
   RecHeader h;
   ActivityKind kind;
   uint8_t copyKind;    // CUpti_ActivityMemcpyKind for copies
-  uint16_t reserved;
+  // A copy's source and destination memory (CUpti_ActivityMemoryKind: 1 pageable, 2 pinned,
+  // 3 device, ...); 0 unknown (recorders before 2026-12-02 wrote 0 here).
+  uint8_t srcKind, dstKind;
   uint64_t start, end; // CUPTI timestamps (ns); see ClockRecord
   uint64_t externalId; // ApiRecord::corr of the launching call, 0 when unknown
   uint64_t bytes;
