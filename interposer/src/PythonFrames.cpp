@@ -22,7 +22,7 @@ struct Layout {
   uintptr_t codeTagBits;            // tag bits of the frame's code reference (_PyStackRef, 3.14)
 };
 // Each checked with offsetof against the release's Include/internal headers: 3.11.7 here,
-// 3.12.3 (the H200 box), 3.13 (Debian 13) and 3.14 (Debian unstable), built as shipped (GIL).
+// 3.12.3 (the H200 box), 3.13 (Debian 13), 3.14 and 3.15 (Debian unstable), GIL builds.
 constexpr Layout k311{56, 8, 32, 48, 56, 69, 72, 112, 128, 136, 184, 48, 56, 256, 0};
 // 3.12: _PyCFrame lost use_tracing, the frame starts with f_code, code objects grew a monitoring
 // block and PyASCIIObject lost wstr. FRAME_OWNED_BY_CSTACK (3) marks C-stack shim frames.
@@ -33,6 +33,8 @@ constexpr Layout k313{72, kNoCFrame, 0, 8, 56, 70, 68, 112, 128, 136, 200, 40, 4
 // 3.14: f_executable is a tagged _PyStackRef (bit 0: deferred reference), the frame has a
 // stackpointer before the owner, FRAME_OWNED_BY_INTERPRETER (3) and _CSTACK (4).
 constexpr Layout k314{72, kNoCFrame, 0, 8, 56, 74, 68, 112, 128, 136, 208, 40, 48, 3, 1};
+// 3.15: 3.14's layout, two tag bits in _PyStackRef, no FRAME_OWNED_BY_CSTACK (INTERPRETER is 3).
+constexpr Layout k315{72, kNoCFrame, 0, 8, 56, 74, 68, 112, 128, 136, 208, 40, 48, 3, 3};
 
 enum Status : int { Unknown, Ready, Unsupported };
 std::atomic<int> g_status{Unknown};
@@ -56,13 +58,14 @@ bool init() {
   uint32_t v = pythonVersion();
   if (v == 0) { g_status.store(Unsupported); return false; }
   uint32_t minor = (v >> 16) & 0xff;
-  if ((v >> 24) != 3 || minor < 11 || minor > 14) {
-    notice("python-version", "Python 3.%u: no Python line attribution (supported: 3.11 to 3.14); "
+  if ((v >> 24) != 3 || minor < 11 || minor > 15) {
+    notice("python-version", "Python 3.%u: no Python line attribution (supported: 3.11 to 3.15); "
            "native call sites are still recorded", minor);
     g_status.store(Unsupported);
     return false;
   }
-  g_l = minor == 11 ? k311 : minor == 12 ? k312 : minor == 13 ? k313 : k314;
+  static constexpr const Layout* kByMinor[] = {&k311, &k312, &k313, &k314, &k315};
+  g_l = *kByMinor[minor - 11];
   g_getTstate = reinterpret_cast<void* (*)()>(realDlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState"));
   g_codeType = realDlsym(RTLD_DEFAULT, "PyCode_Type");
   g_unicodeType = realDlsym(RTLD_DEFAULT, "PyUnicode_Type");
@@ -117,7 +120,7 @@ CodeCacheEntry* define(ThreadState* ts, CodeCacheEntry* e, const void* code, int
   const char* tdata = nullptr;
   if (table && typeOf(table) == g_bytesType) {
     tlen = uint32_t(at<uint64_t>(table, 16));
-    tdata = static_cast<const char*>(table) + 32;  // PyBytesObject::ob_sval (3.11-3.14)
+    tdata = static_cast<const char*>(table) + 32;  // PyBytesObject::ob_sval (3.11-3.15)
     if (tlen > 60000 - flen - nlen) tlen = 0;      // records are < 64 KiB; line = firstLine then
   }
   e->key = code;

@@ -7,7 +7,7 @@
 // objects, their filenames and line tables) is kept alive by that chain. Only immutable fields are
 // read; nothing is written, no reference count touched, no API that needs the GIL is called.
 //
-// Struct offsets are CPython-version specific (3.11 to 3.14 here; other versions record no
+// Struct offsets are CPython-version specific (3.11 to 3.15 here; other versions record no
 // Python line and say so once). Each code object read is checked against &PyCode_Type, so a wrong
 // offset turns attribution off instead of producing garbage.
 //

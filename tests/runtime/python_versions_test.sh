@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Python line attribution under every CPython the recorder knows that this machine does not have
 # (tests/runtime's own scenarios run under the machine's python3): each ROOT is a Debian root made
-# by tests/make_debian_root.sh (trixie: 3.13, sid: 3.14). In a chroot, runtime_test.py's Python
+# by tests/make_debian_root.sh (trixie: 3.13, sid: 3.14 and 3.15). In a chroot, runtime_test.py's Python
 # scenarios run with that root's interpreters as sys.executable, against this build's binaries.
 # Exit 77 (skipped) when no root has a supported interpreter, or without root.
 # usage: python_versions_test.sh BUILD_DIR LIBCUDART ROOT...
@@ -14,7 +14,7 @@ scenarios="python_ctypes generated_code thread_start python_fork"
 passed=0 failed=0 tried=0
 for root in "$@"; do
   [ -e "$root/.complete" ] || { echo "no root at $root (tests/make_debian_root.sh makes it; .ci/run does)"; continue; }
-  for py in "$root"/usr/bin/python3.1[1-4]; do
+  for py in "$root"/usr/bin/python3.1[1-5]; do
     [ -x "$py" ] || continue
     ver=$(basename "$py")
     tried=$((tried + 1))
@@ -36,6 +36,6 @@ for root in "$@"; do
     rm -rf "$work"
   done
 done
-if [ "$tried" = 0 ]; then echo "skipped: no root with Python 3.11-3.14 among: $*"; exit 77; fi
+if [ "$tried" = 0 ]; then echo "skipped: no root with Python 3.11-3.15 among: $*"; exit 77; fi
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
