@@ -392,8 +392,12 @@ CheckResult runCheck(const CheckOptions& opts) {
           size_t i = slotOf[informed[n].first];
           setCurrentInput(&inputs.python[i]);
           std::vector<Finding> reported;  // the first lowering's diagnostics stand
-          slots[i].module =
-              py::lowerPython(*slots[i].file, reported, pyConfigs[i]->knowledge, false, usesCuda, informed[n].second);
+          // The prefilter of the lowering that kept the helper (it has events): the first one,
+          // unless the module was lowered again whole for a helper the prefilter dropped.
+          const bool low = minConfidence(opts, *pyConfigs[i]) == int(model::Confidence::Low);
+          const bool whole = std::find(again.begin(), again.end(), informed[n].first) != again.end();
+          slots[i].module = py::lowerPython(*slots[i].file, reported, pyConfigs[i]->knowledge,
+                                            prefilter && !low && !whole, usesCuda, informed[n].second);
           slots[i].summary.emplace(*slots[i].module);
         }
         setCurrentInput(nullptr);

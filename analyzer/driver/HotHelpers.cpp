@@ -126,8 +126,9 @@ std::unordered_map<size_t, py::CallerInputs> callerInputs(const std::vector<cons
   for (const auto& c : calls) {
     if (!c.cudaArgs) continue;
     const model::Function* f = modules[c.callee]->find(c.function);
-    if (!f || std::none_of(f->events.begin(), f->events.end(),
-                           [](const model::Event& e) { return e.confidence == model::Confidence::Low; }))
+    if (!f || std::none_of(f->events.begin(), f->events.end(), [](const model::Event& e) {
+          return e.kind == model::EventKind::HostSync && e.confidence == model::Confidence::Low;
+        }))
       continue;
     auto& params = out[c.callee][c.function];
     for (size_t i = 0; i < 32; ++i)

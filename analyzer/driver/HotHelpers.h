@@ -50,8 +50,8 @@ void markHotHelpers(const std::vector<model::Module*>& modules, const std::vecto
 
 // The modules worth lowering again with the CUDA tensors their per-step callers pass
 // (python/PythonFrontend.h CallerInputs): module index -> function -> parameters. Only helpers
-// that have an event of low confidence (an annotated tensor parameter's guess) are listed:
-// what else they do is sure already, and lowering again costs a parse.
+// with a host sync of low confidence (on an annotated tensor parameter's guess) are listed:
+// a per-step helper's syncs are what its role is about, and lowering again costs a parse.
 std::unordered_map<size_t, py::CallerInputs> callerInputs(const std::vector<const model::Module*>& modules,
                                                           const std::vector<HotHelperCall>& calls);
 

@@ -135,8 +135,6 @@ struct Event {
   std::vector<std::string> writes; // tensor values written
   std::string api;                 // canonical API name: "torch.cuda.synchronize", "cudaMemcpy"
   std::string callee;              // Call: function name in this module
-  uint32_t cudaArgs = 0;           // Call: bit i set when positional argument i is a CUDA tensor
-                                   // (medium confidence or more); the first 32 only
   SyncKind sync = SyncKind::None;
   CopyDir dir = CopyDir::Unknown;
   bool nonBlocking = false;        // Copy: non_blocking=True / cudaMemcpyAsync
@@ -149,6 +147,8 @@ struct Event {
   Confidence confidence = Confidence::High;  // that the values involved are CUDA tensors
   std::vector<Evidence> evidence;  // why (origin first); empty when the event names its device
   int block = -1;                  // basic block in Function::flow (-1: no control-flow graph)
+  uint32_t cudaArgs = 0;           // Call: bit i set when positional argument i is a CUDA tensor
+                                   // (medium confidence or more); the first 32 only
 };
 
 // A function's control-flow graph, when the frontend builds one (C++: clang::CFG). Early

@@ -385,7 +385,13 @@ bool Lowerer::testsOnlyArguments(TSNode cond) const {
       "isinstance", "len", "hasattr", "getattr", "callable", "type", "int", "float", "bool", "all", "any", "min", "max"};
   // `if x.numel() == 0:` / `if len(xs) == 0:`: an arm for empty input is an edge case, not
   // what each step runs.
+  // Cheap rejections first (this runs for every `if` lowered): the text names no parameter,
+  // or names `self`.
   std::string_view c = text(cond, mc_.src);
+  if (c.find("self") != std::string_view::npos ||
+      std::none_of(fn_.params.begin(), fn_.params.end(),
+                   [&](const std::string& p) { return p != "cls" && c.find(p) != std::string_view::npos; }))
+    return false;
   for (std::string_view w : {"numel", "== 0", "<= 0", "< 1", "empty"})
     for (size_t at = c.find(w); at != std::string_view::npos; at = c.find(w, at + 1)) {
       size_t end = at + w.size();  // `< 1` is not `< 14`
@@ -404,7 +410,8 @@ bool Lowerer::testsOnlyArguments(TSNode cond) const {
         param = true;
         continue;
       }
-      if (bound_.count(std::string(t)) || (mc_.imports.canonical(t).empty() && !kBuiltins.count(t))) return false;
+      if (kBuiltins.count(t)) continue;
+      if (bound_.count(std::string(t)) || mc_.imports.canonical(t).empty()) return false;
       continue;
     }
     if (is(n, "attribute")) {
