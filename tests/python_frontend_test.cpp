@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <map>
 
 #include "model/ModelDump.h"
 #include "python/PythonFrontend.h"
@@ -111,12 +112,111 @@ TEST(PythonFrontend, CallEventNamesCudaArgument) {
   std::string d = lower(
       "import torch\n"
       "from pkg.kernels import offsets\n"
-      "def f(n: int):\n"
+      "def f(n: int, xs):\n"
       "  x = torch.zeros(n, device='cuda')\n"
       "  offsets(x)\n"
-      "  offsets(n)\n");
-  EXPECT_TRUE(contains(d, "5:3 call scope=0 on=the current stream api=pkg.kernels.offsets value=x callee=")) << d;
-  EXPECT_TRUE(contains(d, "6:3 call scope=0 on=the current stream api=pkg.kernels.offsets callee=")) << d;
+      "  offsets(n)\n"
+      "  offsets(n, x, x.cpu(), x)\n"
+      "  offsets(*xs, x)\n");
+  EXPECT_TRUE(contains(d, "5:3 call scope=0 on=the current stream api=pkg.kernels.offsets value=x callee=pkg.kernels.offsets cuda-args=0\n")) << d;
+  EXPECT_TRUE(contains(d, "6:3 call scope=0 on=the current stream api=pkg.kernels.offsets callee=pkg.kernels.offsets\n")) << d;
+  // Positions of the CUDA arguments; none past a `*xs` (positions unknown).
+  EXPECT_TRUE(contains(d, "7:3 call scope=0 on=the current stream api=pkg.kernels.offsets value=x callee=pkg.kernels.offsets cuda-args=1,3\n")) << d;
+  EXPECT_TRUE(contains(d, "8:3 call scope=0 on=the current stream api=pkg.kernels.offsets value=x callee=pkg.kernels.offsets\n")) << d;
+}
+
+// Branches whose conditions test only the function's arguments (and imported names,
+// builtins) are marked: every call given such arguments takes them. Object or module state,
+// locals and empty-input tests are not; a return under such branches is no early exit.
+TEST(PythonFrontend, BranchesOnTheArgumentsOnly) {
+  std::vector<sl::Finding> diags;
+  sl::SourceFile file("t.py",
+                      "import torch\n"
+                      "from pkg import is_compiling\n"
+                      "_CACHE = {}\n"
+                      "def f(x, ptr=None):\n"
+                      "  if ptr is not None and ptr.dim() == 1 and not is_compiling():\n"  // 5
+                      "    pass\n"
+                      "  elif isinstance(ptr, torch.Tensor) and x.device.type == 'cpu':\n"  // 7
+                      "    pass\n"
+                      "  else:\n"  // 9
+                      "    pass\n"
+                      "  if x.numel() == 0:\n"  // 11
+                      "    pass\n"
+                      "  if ptr in _CACHE:\n"  // 13
+                      "    pass\n"
+                      "  n = 3\n"
+                      "  if n > x.dim():\n"  // 16
+                      "    pass\n"
+                      "  if len(x) < 14:\n"  // 18
+                      "    pass\n"
+                      "class M:\n"
+                      "  def g(self, x):\n"
+                      "    if self.x is None:\n"  // 22
+                      "      pass\n"
+                      "def h(x, ptr=None):\n"
+                      "  if ptr is None:\n"
+                      "    return x\n"
+                      "  return x.sum()\n"
+                      "def k(x):\n"
+                      "  if x.numel() == 0:\n"
+                      "    return x\n"
+                      "  return x.sum()\n");
+  auto m = sl::py::lowerPython(file, diags);
+  auto branches = [&](const std::string& fn) {
+    std::map<uint32_t, bool> out;  // line -> onArguments
+    for (const auto& s : m.find(fn)->scopes)
+      if (s.kind == sl::model::ScopeKind::Branch) out[s.loc.line] = s.onArguments;
+    return out;
+  };
+  auto f = branches("f");
+  EXPECT_TRUE(f[5]);
+  EXPECT_TRUE(f[7]);
+  EXPECT_TRUE(f[9]);
+  EXPECT_FALSE(f[11]);
+  EXPECT_FALSE(f[13]);
+  EXPECT_FALSE(f[16]);
+  EXPECT_TRUE(f[18]);
+  EXPECT_FALSE(branches("M.g")[22]);
+  EXPECT_EQ(m.find("h")->firstInnerReturn, 0u);
+  EXPECT_EQ(m.find("k")->firstInnerReturn, 30u);
+}
+
+// `torch.tensor([], device=...)` copies nothing; an arm for another device than CUDA forgets
+// what was known of the tested tensor.
+TEST(PythonFrontend, EmptyUploadsAndOtherDeviceArms) {
+  std::string d = lower(
+      "import torch\n"
+      "def f(ids: torch.Tensor):\n"
+      "  e = torch.tensor([], device='cuda')\n"
+      "  one = torch.tensor([1], device='cuda')\n"
+      "  if ids.device.type == 'mps':\n"
+      "    ids = ids.to('cpu')\n"
+      "  return ids.cpu()\n");
+  EXPECT_FALSE(contains(d, "3:7 copy")) << d;
+  EXPECT_TRUE(contains(d, "4:9 copy")) << d;
+  EXPECT_FALSE(contains(d, "6:11 host-sync")) << d;
+  EXPECT_TRUE(contains(d, "7:10 host-sync")) << d;  // after the arm: CUDA on the other path
+}
+
+// Parameters that per-step callers of other modules fill with CUDA tensors (CallerInputs):
+// an annotated tensor among them is as sure as the caller's argument.
+TEST(PythonFrontend, CallerInputsPromoteAnnotatedParameters) {
+  const char* code =
+      "import torch\n"
+      "def seg(src: torch.Tensor, ptr: torch.Tensor):\n"
+      "  return ptr.sum().item()\n";
+  std::vector<sl::Finding> diags;
+  sl::SourceFile file("t.py", code);
+  std::string plain = sl::model::dump(sl::py::lowerPython(file, diags, {}, false, true));
+  sl::py::CallerInputs callers{{"seg", {{1, "a CUDA tensor is passed to it every step by `forward()` in a.py"}}}};
+  auto m = sl::py::lowerPython(file, diags, {}, false, true, &callers);
+  std::string told = sl::model::dump(m);
+  EXPECT_TRUE(contains(plain, "api=Tensor.item sync=value-read confidence=low")) << plain;
+  EXPECT_TRUE(contains(told, "api=Tensor.item sync=value-read confidence=medium")) << told;
+  sl::py::CallerInputs other{{"seg", {{0, "src only"}}}};
+  EXPECT_TRUE(contains(sl::model::dump(sl::py::lowerPython(file, diags, {}, false, true, &other)),
+                       "api=Tensor.item sync=value-read confidence=low"));
 }
 
 // `self._device = get_device(device=cfg.device)`: a call given a device and bound to a

@@ -174,6 +174,24 @@ TEST(FunctionRoles, HooksRegisteredInThisModule) {
   EXPECT_EQ(hotOf(m, "install"), "");
 }
 
+// A hook that removes its handle (`self.check.remove()`) checks the first batch and is gone:
+// not per-step code. A list's `remove(x)` is no such thing.
+TEST(FunctionRoles, SelfRemovingHooksRunOnce) {
+  auto m = lowerModule(
+      "import torch\n"
+      "class Engine:\n"
+      "    def __init__(self, model):\n"
+      "        def check_once(mod, args):\n"
+      "            print(len(args))\n"
+      "            self.check.remove()\n"
+      "        def track(mod, args):\n"
+      "            self.seen.remove(mod)\n"
+      "        self.check = model.register_forward_pre_hook(check_once)\n"
+      "        model.register_forward_pre_hook(track)\n");
+  EXPECT_EQ(hotOf(m, "Engine.__init__.check_once"), "");
+  EXPECT_EQ(hotOf(m, "Engine.__init__.track"), "a hook registered with register_forward_pre_hook");
+}
+
 TEST(FunctionRoles, FormattingMethodsAreDeliberateAndEndLinesAreKept) {
   auto m = lowerModule(
       "import torch\n"

@@ -379,6 +379,30 @@ CheckResult runCheck(const CheckOptions& opts) {
         setCurrentInput(nullptr);
       });
     markHotHelpers(marked, calls);
+    // A helper's tensor parameters that its per-step caller fills with CUDA tensors are on the
+    // GPU as surely as those (medium): its module is lowered again knowing it, then marked.
+    auto fromCallers = callerInputs(lowered, calls);
+    std::vector<std::pair<size_t, const py::CallerInputs*>> informed;
+    for (const auto& [m, c] : fromCallers) informed.emplace_back(m, &c);
+    std::sort(informed.begin(), informed.end());
+    next = 0;
+    if (!informed.empty())
+      runOnDeepStacks(std::min<unsigned>(jobs, unsigned(informed.size())), [&] {
+        for (size_t n; (n = next++) < informed.size();) {
+          size_t i = slotOf[informed[n].first];
+          setCurrentInput(&inputs.python[i]);
+          std::vector<Finding> reported;  // the first lowering's diagnostics stand
+          // The prefilter of the lowering that kept the helper (it has events): the first one,
+          // unless the module was lowered again whole for a helper the prefilter dropped.
+          const bool low = minConfidence(opts, *pyConfigs[i]) == int(model::Confidence::Low);
+          const bool whole = std::find(again.begin(), again.end(), informed[n].first) != again.end();
+          slots[i].module = py::lowerPython(*slots[i].file, reported, pyConfigs[i]->knowledge,
+                                            prefilter && !low && !whole, usesCuda, informed[n].second);
+          slots[i].summary.emplace(*slots[i].module);
+        }
+        setCurrentInput(nullptr);
+      });
+    if (!informed.empty()) markHotHelpers(marked, calls);
     if (opts.dumpModel && !calls.empty())
       for (auto& s : slots)
         if (s.module) s.dump = "# " + s.module->path + "\n" + model::dump(*s.module);

@@ -97,7 +97,8 @@ std::vector<HotHelperCall> findHotHelperCalls(const std::vector<const model::Mod
         if (!seen.insert(std::to_string(target) + ":" + fn).second) continue;
         std::string caller = f.name.substr(f.name.rfind('.') + 1);  // npos + 1 == 0
         out.push_back({size_t(target), fn,
-                       "called every step from `" + caller + "()` in " + modules[m]->path + ", " + f.hot});
+                       "called every step from `" + caller + "()` in " + modules[m]->path + ", " + f.hot, e.cudaArgs,
+                       "`" + caller + "()` in " + modules[m]->path});
       }
     }
   return out;
@@ -117,6 +118,24 @@ void markHotHelpers(const std::vector<model::Module*>& modules, const std::vecto
   for (const auto& c : calls)
     for (auto& f : modules[c.callee]->functions)
       if (f.name == c.function && f.hot.empty()) f.hot = c.why, f.hotViaCaller = true;
+}
+
+std::unordered_map<size_t, py::CallerInputs> callerInputs(const std::vector<const model::Module*>& modules,
+                                                          const std::vector<HotHelperCall>& calls) {
+  std::unordered_map<size_t, py::CallerInputs> out;
+  for (const auto& c : calls) {
+    if (!c.cudaArgs) continue;
+    const model::Function* f = modules[c.callee]->find(c.function);
+    if (!f || std::none_of(f->events.begin(), f->events.end(), [](const model::Event& e) {
+          return e.kind == model::EventKind::HostSync && e.confidence == model::Confidence::Low;
+        }))
+      continue;
+    auto& params = out[c.callee][c.function];
+    for (size_t i = 0; i < 32; ++i)
+      if (c.cudaArgs & (uint32_t(1) << i))
+        params.push_back({i, "a CUDA tensor is passed to it every step by " + c.caller});
+  }
+  return out;
 }
 
 }  // namespace sl

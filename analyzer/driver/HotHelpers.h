@@ -21,9 +21,11 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "model/StreamModel.h"
+#include "python/PythonFrontend.h"
 
 namespace sl {
 
@@ -31,6 +33,8 @@ struct HotHelperCall {
   size_t callee = 0;       // index of the module defining the helper
   std::string function;    // the helper's name in it (a top-level function)
   std::string why;         // the role to give it ("called every step from `forward()` in ...")
+  uint32_t cudaArgs = 0;   // positional arguments that caller passes CUDA tensors (Event::cudaArgs)
+  std::string caller;      // "`forward()` in pkg/attn.py"
 };
 
 // `texts[i]` is the source `modules[i]` was lowered from.
@@ -43,5 +47,12 @@ std::vector<size_t> unparsedHelpers(const std::vector<const model::Module*>& mod
 
 // Gives each helper its role (the first caller's reason wins; already hot functions keep theirs).
 void markHotHelpers(const std::vector<model::Module*>& modules, const std::vector<HotHelperCall>& calls);
+
+// The modules worth lowering again with the CUDA tensors their per-step callers pass
+// (python/PythonFrontend.h CallerInputs): module index -> function -> parameters. Only helpers
+// with a host sync of low confidence (on an annotated tensor parameter's guess) are listed:
+// a per-step helper's syncs are what its role is about, and lowering again costs a parse.
+std::unordered_map<size_t, py::CallerInputs> callerInputs(const std::vector<const model::Module*>& modules,
+                                                          const std::vector<HotHelperCall>& calls);
 
 }  // namespace sl

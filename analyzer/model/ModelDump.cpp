@@ -49,6 +49,7 @@ std::string dump(const Module& m) {
       const Scope& s = f.scopes[i];
       os << "  scope " << i << " " << scopeName(s.kind) << " parent=" << s.parent << " @" << s.loc.line;
       if (s.onlyIfTensor) os << " if-tensor";
+      if (s.onArguments) os << " on-arguments";
       if (s.kind == ScopeKind::StreamRegion) os << " stream=" << s.stream.describe();
       os << "\n";
     }
@@ -63,6 +64,12 @@ std::string dump(const Module& m) {
         os << " dir=" << int(e.dir) << " nb=" << e.nonBlocking << " pinned=" << int(e.srcPinned)
            << " tmp=" << e.srcTemporary;
       if (!e.callee.empty()) os << " callee=" << e.callee;
+      if (e.cudaArgs) {
+        os << " cuda-args=";
+        const char* sep = "";
+        for (unsigned i = 0; i < 32; ++i)
+          if (e.cudaArgs & (uint32_t(1) << i)) os << sep << i, sep = ",";
+      }
       list(os, "reads", e.reads);
       list(os, "writes", e.writes);
       if (e.confidence != Confidence::High) os << " confidence=" << confidenceName(e.confidence);

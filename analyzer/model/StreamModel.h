@@ -64,6 +64,12 @@ struct Scope {
   // `torch.is_tensor(x)`). The path that skips it holds no tensor to wait for, so a sync
   // there covers the GPU work whose result it tests.
   bool onlyIfTensor = false;
+  // Branch only: its condition, and those of the arms before it, test nothing but the
+  // function's own arguments (`if ptr is not None and ptr.dim() == 1:`, `if x.is_cuda:`), no
+  // object or module state. Every call given the same kind of arguments takes it, so for a
+  // helper run every step by its caller it runs every step too (unlike a lazy
+  // `if self.cache is None:` set-up, taken once).
+  bool onArguments = false;
 };
 
 enum class EventKind : uint8_t {
@@ -141,6 +147,8 @@ struct Event {
   Confidence confidence = Confidence::High;  // that the values involved are CUDA tensors
   std::vector<Evidence> evidence;  // why (origin first); empty when the event names its device
   int block = -1;                  // basic block in Function::flow (-1: no control-flow graph)
+  uint32_t cudaArgs = 0;           // Call: bit i set when positional argument i is a CUDA tensor
+                                   // (medium confidence or more); the first 32 only
 };
 
 // A function's control-flow graph, when the frontend builds one (C++: clang::CFG). Early
@@ -179,6 +187,8 @@ struct Function {
   Loc perIterationLoop;  // that loop's `for`/`while`
   // Python: line of the first `return` inside a branch or loop (0: none). Code after it runs
   // on some calls only (`if cached: return`), which a function without a flow graph cannot say.
+  // A return under branches on the arguments only (Scope::onArguments: `if x.numel() == 0:
+  // return x`) does not count: what follows runs on every call given other arguments.
   uint32_t firstInnerReturn = 0;
   // Written for people, not for speed (`__repr__`, `extra_repr`...): why, e.g. "`__repr__`".
   // Performance notes inside it are left out unless the project asks for them.

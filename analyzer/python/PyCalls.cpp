@@ -104,8 +104,11 @@ Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
         if (d->value.fact.why) v.fact.why = because(d->value.fact.why, locOf(at), v.fact.why->ev.text);
         stamp(emit(EventKind::Alloc, at, name), v.fact);
         // torch.tensor([...], device="cuda") builds the tensor in pageable host memory and copies
-        // it with a blocking copy: the host waits for the stream's queued work.
-        if ((name == "torch.tensor" || name == "torch.as_tensor") && !a.pos.empty() && !isCuda(a.pos[0].value)) {
+        // it with a blocking copy: the host waits for the stream's queued work. An empty literal
+        // (`torch.tensor([], device=...)`) copies nothing: torch skips the copy of no elements.
+        bool empty = !a.pos.empty() && (is(a.pos[0].node, "list") || is(a.pos[0].node, "tuple")) &&
+                     ts_node_named_child_count(a.pos[0].node) == 0;
+        if ((name == "torch.tensor" || name == "torch.as_tensor") && !a.pos.empty() && !isCuda(a.pos[0].value) && !empty) {
           auto& c = emit(EventKind::Copy, at, name);
           c.dir = CopyDir::HostToDevice, c.srcPinned = Tri::No, c.srcTemporary = true;
           stamp(c, v.fact);

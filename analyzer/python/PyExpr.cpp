@@ -378,6 +378,7 @@ Value Lowerer::evalCall(TSNode call) {
         handOver(a.kw.back().second.value);
       } else if (is(c, "list_splat") || is(c, "dictionary_splat")) {
         eval(c);
+        a.splat = true;
       } else {
         a.pos.push_back(Arg{c, eval(c)});
         handOver(a.pos.back().value);

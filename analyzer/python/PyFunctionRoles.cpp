@@ -481,8 +481,16 @@ class RoleFinder {
         a = is(pa, "argument_list") ? ts_node_named_child(pa, 0) : TSNode{};
       }
       std::string target = resolve(a, ts_node_start_byte(call));
-      if (!target.empty()) out.hot.emplace(target, "a hook registered with " + std::string(name));
+      if (!target.empty() && !removesItself(target)) out.hot.emplace(target, "a hook registered with " + std::string(name));
     }
+  }
+
+  // A hook that removes a hook handle (`self.first_check.remove()`, `handle.remove()`: no
+  // argument, unlike a list's `remove(x)`) is a one-shot check, not per-step code.
+  bool removesItself(const std::string& target) const {
+    for (const auto& f : fns_)
+      if (f.name == target) return src_.substr(f.begin, f.end - f.begin).find(".remove()") != std::string_view::npos;
+    return false;
   }
 
   // The module function an argument names: `hook` (nested in an enclosing function, or at

@@ -185,11 +185,16 @@ void Lowerer::emitCall(TSNode call, const std::string& callee, const CallArgs& a
   auto consider = [&](const Value& v) {
     if (cuda.empty() && isCuda(v) && v.fact.conf >= Confidence::Medium) cuda = v.path.empty() ? "<argument>" : v.path;
   };
+  uint32_t positions = 0;
+  for (size_t i = 0; i < a.pos.size() && i < 32 && !a.splat; ++i) {
+    if (isCuda(a.pos[i].value) && a.pos[i].value.fact.conf >= Confidence::Medium) positions |= uint32_t(1) << i;
+  }
   for (const auto& x : a.pos) consider(x.value);
   for (const auto& [k, x] : a.kw) consider(x.value);
   auto& e = emit(EventKind::Call, call, callee);
   e.callee = callee;
   e.value = std::move(cuda);
+  e.cudaArgs = positions;
 }
 
 // `t.cuda()` / `t.to(cuda_device)` on a tensor that may or may not be on the GPU: afterwards it
@@ -232,6 +237,14 @@ void Lowerer::moduleInputs(TSNode at) {
     it->second.why = because(it->second.why, locOf(at),
                              "it is an input of " + className_ + ".forward, which runs on the module's device");
   }
+}
+
+void Lowerer::callerInput(size_t index, const std::string& why, TSNode at) {
+  if (index >= fn_.params.size()) return;
+  auto it = env_.find(fn_.params[index]);
+  if (it == env_.end() || it->second.kind != Kind::CudaTensor || it->second.conf != Confidence::Low) return;
+  it->second.conf = Confidence::Medium;
+  it->second.why = because(it->second.why, locOf(at), why);
 }
 
 bool Lowerer::loopBound(const std::string& path) const {

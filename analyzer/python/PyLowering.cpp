@@ -144,7 +144,8 @@ void Lowerer::lowerStatement(TSNode s) {
       } else eval(c);
     }
   } else if (!std::strcmp(t, "return_statement")) {
-    if (scope_ != 0 && !fn_.firstInnerReturn) fn_.firstInnerReturn = ts_node_start_point(s).row + 1;
+    if (scope_ != 0 && !fn_.firstInnerReturn && !onlyArgumentBranches())
+      fn_.firstInnerReturn = ts_node_start_point(s).row + 1;
     for (TSNode c : NamedChildren(s)) {
       Value v = eval(c);
       if (!v.path.empty()) fn_.returned.push_back(v.path);
@@ -375,10 +376,69 @@ bool fallsThrough(TSNode block) {
 
 // Each arm starts from the facts before the `if`; afterwards the facts of the arms that fall
 // through are joined (an arm that returns does not shape what follows).
+// `if ptr is not None and ptr.dim() == 1:`, `if isinstance(x, Tensor) and x.is_cuda:`: every
+// name the condition reads is a parameter, an imported name (a module flag, `is_compiling()`)
+// or a builtin; an attribute's object counts, not its name. `self`, locals and module state
+// (a cache, a once-flag) make it something else.
+bool Lowerer::testsOnlyArguments(TSNode cond) const {
+  static const std::unordered_set<std::string_view> kBuiltins = {
+      "isinstance", "len", "hasattr", "getattr", "callable", "type", "int", "float", "bool", "all", "any", "min", "max"};
+  // `if x.numel() == 0:` / `if len(xs) == 0:`: an arm for empty input is an edge case, not
+  // what each step runs.
+  // Cheap rejections first (this runs for every `if` lowered): the text names no parameter,
+  // or names `self`.
+  std::string_view c = text(cond, mc_.src);
+  if (c.find("self") != std::string_view::npos ||
+      std::none_of(fn_.params.begin(), fn_.params.end(),
+                   [&](const std::string& p) { return p != "cls" && c.find(p) != std::string_view::npos; }))
+    return false;
+  for (std::string_view w : {"numel", "== 0", "<= 0", "< 1", "empty"})
+    for (size_t at = c.find(w); at != std::string_view::npos; at = c.find(w, at + 1)) {
+      size_t end = at + w.size();  // `< 1` is not `< 14`
+      if (end >= c.size() || !std::isdigit(static_cast<unsigned char>(c[end]))) return false;
+    }
+  bool param = false;
+  std::vector<TSNode> todo{cond};
+  for (size_t seen = 0; !todo.empty(); ++seen) {
+    if (seen > 64) return false;  // a long condition is no simple dispatch
+    TSNode n = todo.back();
+    todo.pop_back();
+    if (is(n, "identifier")) {
+      std::string_view t = text(n, mc_.src);
+      if (t == "self" || t == "cls") return false;
+      if (std::find(fn_.params.begin(), fn_.params.end(), t) != fn_.params.end()) {
+        param = true;
+        continue;
+      }
+      if (kBuiltins.count(t)) continue;
+      if (bound_.count(std::string(t)) || mc_.imports.canonical(t).empty()) return false;
+      continue;
+    }
+    if (is(n, "attribute")) {
+      todo.push_back(field(n, "object"));
+      continue;
+    }
+    if (is(n, "keyword_argument")) {
+      todo.push_back(field(n, "value"));
+      continue;
+    }
+    if (is(n, "lambda") || is(n, "named_expression") || is(n, "await")) return false;
+    for (TSNode c : NamedChildren(n)) todo.push_back(c);
+  }
+  return param;
+}
+
+bool Lowerer::onlyArgumentBranches() const {
+  for (int s = scope_; s > 0; s = fn_.scopes[size_t(s)].parent)
+    if (fn_.scopes[size_t(s)].kind != ScopeKind::Branch || !fn_.scopes[size_t(s)].onArguments) return false;
+  return true;
+}
+
 void Lowerer::lowerIf(TSNode s) {
   TSNode cond = field(s, "condition");
   condition(cond);
   ScopeKind kind = looksLikeGuard(cond) ? ScopeKind::Guarded : ScopeKind::Branch;
+  bool onArguments = testsOnlyArguments(cond);  // so far: every condition up to this arm
   const auto before = env_;
   std::vector<std::unordered_map<std::string, Fact>> arms;
   // `if device.type == "cpu":` — what the arm runs is CPU work (`elif device_type == "cpu"`).
@@ -387,6 +447,23 @@ void Lowerer::lowerIf(TSNode s) {
     for (std::string_view w : {"== \"cpu\"", "== 'cpu'", "\"cpu\" ==", "'cpu' =="})
       if (t.find(w) != std::string_view::npos) return true;
     return false;
+  };
+  // `if ids.device.type == "mps":` — in the arm, `ids` lives on another device than CUDA: what
+  // was known of it says nothing there (`ids = ids.to("cpu")` is no GPU read).
+  auto otherDevice = [&](TSNode c) -> std::string {
+    if (!is(c, "comparison_operator") || ts_node_named_child_count(c) != 2) return "";
+    std::string_view t = text(c, mc_.src);
+    if (t.find("==") == std::string_view::npos) return "";
+    TSNode l = ts_node_named_child(c, 0), r = ts_node_named_child(c, 1);
+    if (is(l, "string")) std::swap(l, r);
+    if (!is(r, "string")) return "";
+    std::string_view dev = text(r, mc_.src);
+    bool other = false;
+    for (std::string_view d : {"mps", "cpu", "xpu", "npu", "hpu", "xla", "meta"})
+      other |= dev.size() == d.size() + 2 && dev.substr(1, d.size()) == d;
+    std::string_view lt = text(l, mc_.src);
+    if (!other || !lt.ends_with(".device.type")) return "";
+    return pathOf(field(field(l, "object"), "object"));
   };
   // `if isinstance(out, torch.Tensor):` / `if torch.is_tensor(out):` — a type test.
   auto testsForTensor = [&](TSNode c) {
@@ -399,23 +476,27 @@ void Lowerer::lowerIf(TSNode s) {
     std::string_view t = ts_node_is_null(type) ? "" : text(type, mc_.src);
     return t == "torch.Tensor" || t == "Tensor";
   };
-  auto arm = [&](TSNode block, ScopeKind k, TSNode at, bool cpu = false, bool tensor = false) {
+  auto arm = [&](TSNode block, ScopeKind k, TSNode at, bool cpu = false, bool tensor = false,
+                 const std::string& elsewhere = {}) {
     env_ = before;
+    if (!elsewhere.empty()) env_.erase(elsewhere);
     int sv = pushScope(k, at);
     fn_.scopes.back().onlyIfTensor = tensor && k == ScopeKind::Branch;
+    fn_.scopes.back().onArguments = onArguments && k == ScopeKind::Branch;
     cpuBranch_ += cpu;
     lowerBlock(block);
     cpuBranch_ -= cpu;
     popScope(sv);
     if (fallsThrough(block)) arms.push_back(std::move(env_));
   };
-  arm(field(s, "consequence"), kind, s, testsForCpu(cond), testsForTensor(cond));
+  arm(field(s, "consequence"), kind, s, testsForCpu(cond), testsForTensor(cond), otherDevice(cond));
   bool hasElse = false;
   for (TSNode c : NamedChildren(s)) {
     if (is(c, "elif_clause")) {
       TSNode ec = field(c, "condition");
       env_ = before;
       condition(ec);
+      onArguments = onArguments && testsOnlyArguments(ec);
       arm(field(c, "consequence"), looksLikeGuard(ec) ? ScopeKind::Guarded : ScopeKind::Branch, c, testsForCpu(ec));
     } else if (is(c, "else_clause")) {
       hasElse = true;

@@ -99,6 +99,9 @@ class Lowerer {
   std::unordered_map<std::string, std::string> closures() const;
   // In `forward` of an nn.Module: tensor parameters are the module's inputs, on its device.
   void moduleInputs(TSNode at);
+  // Positional parameter `index` is given a CUDA tensor by per-step code of another module
+  // (python/PythonFrontend.h CallerInputs): an annotated tensor there is on the GPU (medium).
+  void callerInput(size_t index, const std::string& why, TSNode at);
   void lowerBlock(TSNode block);
   // self.* facts learned in this function (seeds the class's other methods).
   std::unordered_map<std::string, Fact> selfFacts() const;
@@ -119,6 +122,10 @@ class Lowerer {
   int pushScope(model::ScopeKind kind, TSNode at, model::StreamRef stream = {});
   void popScope(int saved) { scope_ = saved; }
   bool looksLikeGuard(TSNode cond) const;
+  // The condition tests only this function's parameters (model::Scope::onArguments).
+  bool testsOnlyArguments(TSNode cond) const;
+  // Every scope enclosing the current one is a branch on the arguments (or the body itself).
+  bool onlyArgumentBranches() const;
   bool leavesUnlessGuard(TSNode s) const;
   void condition(TSNode cond);
 
@@ -131,6 +138,7 @@ class Lowerer {
     TSNode call;
     std::vector<Arg> pos;
     std::vector<std::pair<std::string_view, Arg>> kw;
+    bool splat = false;  // `f(*xs)` / `f(**kw)`: positions past it are unknown
     const Arg* keyword(std::string_view name) const;
     const Arg* at(size_t i, std::string_view kwName = {}) const;  // positional i or keyword
   };

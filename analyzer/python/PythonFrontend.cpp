@@ -76,8 +76,9 @@ bool isDeviceKernel(TSNode s, std::string_view src) {
 
 class ModuleLowering {
  public:
-  ModuleLowering(const SourceFile& file, model::Module& m, const ProjectKnowledge& k, bool projectUsesCuda)
-      : file_(file), m_(m) {
+  ModuleLowering(const SourceFile& file, model::Module& m, const ProjectKnowledge& k, bool projectUsesCuda,
+                 const CallerInputs* callers)
+      : file_(file), m_(m), callers_(callers) {
     mc_.src = file.text();
     mc_.knowledge = &k;
     mc_.namesCudaItself = namesCuda(mc_.src);
@@ -139,6 +140,9 @@ class ModuleLowering {
     if (outerClosures_) low.inheritClosures(*outerClosures_);
     // Inputs of a module's forward (FunctionRoles decided it is one) are on the module's device.
     if (f.hot.find("Module.forward") != std::string::npos) low.moduleInputs(def);
+    if (callers_)
+      if (auto it = callers_->find(name); it != callers_->end())
+        for (const auto& c : it->second) low.callerInput(c.index, c.why, def);
     TSNode body = field(def, "body");
     low.lowerBlock(body);
     if (!cls.empty())
@@ -181,6 +185,7 @@ class ModuleLowering {
   const std::unordered_map<std::string, Fact>* outer_ = nullptr;  // enclosing function's facts
   const std::unordered_map<std::string, std::string>* outerClosures_ = nullptr;  // its closures
   FunctionRoles roles_;  // hot functions (run every step), found before lowering
+  const CallerInputs* callers_ = nullptr;  // parameters per-step callers pass CUDA tensors to
 };
 
 }  // namespace
@@ -191,7 +196,8 @@ bool namesCuda(std::string_view t) {
 }
 
 model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnostics,
-                          const ProjectKnowledge& knowledge, bool prefilter, bool projectUsesCuda) {
+                          const ProjectKnowledge& knowledge, bool prefilter, bool projectUsesCuda,
+                          const CallerInputs* callers) {
   model::Module m;
   m.path = file.path();
   m.lang = model::Lang::Python;
@@ -252,7 +258,7 @@ model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnost
     d.message += "; analysed the parts that parsed";
     diagnostics.push_back(std::move(d));
   }
-  if (lowered) ModuleLowering(file, m, knowledge, projectUsesCuda).run(root);
+  if (lowered) ModuleLowering(file, m, knowledge, projectUsesCuda, callers).run(root);
   return m;
 }
 

@@ -1,5 +1,7 @@
 // Python source -> StreamModel, via tree-sitter and the tree-sitter-python grammar.
 #pragma once
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "config/ProjectKnowledge.h"
@@ -17,9 +19,17 @@ namespace sl::py {
 // errors in code that is not parsed go unreported.
 // `projectUsesCuda`: some file of the project names CUDA, so a tensor of unknown device in any
 // of its files may be on the GPU (model code rarely says "cuda"; the training script does).
+// `callers`: parameters that per-step code of other modules passes CUDA tensors to, by
+// function name (driver/HotHelpers.h); an annotated tensor parameter among them is as sure a
+// CUDA tensor as the caller's argument (medium), not a bare annotation (low).
+struct CallerInput {
+  size_t index = 0;  // positional parameter
+  std::string why;   // "a CUDA tensor is passed every step by `forward()` in pkg/attn.py"
+};
+using CallerInputs = std::unordered_map<std::string, std::vector<CallerInput>>;
 model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnostics,
                           const ProjectKnowledge& knowledge = {}, bool prefilter = false,
-                          bool projectUsesCuda = false);
+                          bool projectUsesCuda = false, const CallerInputs* callers = nullptr);
 
 // The text names CUDA: `cuda`, an accelerator, or a non_blocking copy.
 bool namesCuda(std::string_view text);

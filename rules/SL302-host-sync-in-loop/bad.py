@@ -1,3 +1,5 @@
+from typing import Optional
+
 import torch
 
 
@@ -254,6 +256,34 @@ class MaskedEncoder(nn.Module):
     def forward(self, x: torch.Tensor, lens: torch.Tensor):
         mask = lengths_to_mask(lens, x.shape[1])
         return x * mask[..., None]
+
+
+# A helper's arm chosen by its arguments alone runs on every call given such arguments: here
+# whenever forward passes `ptr` (also after an early return that dispatches on the device).
+def segment_softmax(src: torch.Tensor, ptr: Optional[torch.Tensor] = None, dim: int = 0):
+    if ptr is not None and src.device.type == "cpu":
+        return torch.softmax(src, dim)
+    if ptr is not None and ptr.dim() == 1:
+        count = ptr[1:] - ptr[:-1]
+        peak = src.max().expand(ptr.numel() - 1)
+        peak = peak.repeat_interleave(count, dim=dim)  # expect: SL302
+        return (src - peak).exp()
+    elif isinstance(ptr, torch.Tensor):
+        return src
+    else:
+        n = int(src.sum().item())  # expect: SL302
+        return src / n
+
+
+def batch_speakers(batch: list, n: int):
+    if len(batch) < 14:
+        return torch.tensor([0] * n).cuda()  # expect: SL302
+    return batch[13]
+
+
+class SegmentAttention(nn.Module):
+    def forward(self, x: torch.Tensor, ptr: Optional[torch.Tensor] = None):
+        return segment_softmax(x, ptr), batch_speakers(self.batch, x.shape[0])
 
 
 # The upload-only loop of set-up code is a stall when it runs every step: in forward, the first

@@ -65,6 +65,22 @@ bool onlyUploadsHostData(const model::Function& f, int loop) {
   return true;
 }
 
+// The event after sync `i` in `f` is a host clock read (`torch.cuda.synchronize()` then
+// `time.perf_counter()`): the sync makes the timing right.
+bool timesWork(const model::Function& f, size_t i) {
+  return i + 1 < f.events.size() && f.events[i + 1].kind == model::EventKind::Clock;
+}
+
+// Event `i` runs whenever `f` does (model::alwaysRuns), or, without a flow graph, sits only in
+// branches on the arguments (`if ptr is not None:`, Scope::onArguments).
+bool runsOnEveryCall(const model::Function& f, size_t i) {
+  if (model::alwaysRuns(f, i)) return true;
+  if (!f.flow.empty()) return false;
+  for (int s = f.events[i].scope; s > 0; s = f.scopes[size_t(s)].parent)
+    if (f.scopes[size_t(s)].kind != model::ScopeKind::Branch || !f.scopes[size_t(s)].onArguments) return false;
+  return true;
+}
+
 class HostSyncInLoop : public Rule {
  public:
   void check(RuleContext& ctx) const override {
@@ -77,6 +93,9 @@ class HostSyncInLoop : public Rule {
         // allocation. In code that runs every step (forward, a hook) any sync is that hazard.
         bool explicitInHot = e.kind == model::EventKind::HostSync && !implicit(e.sync) && !f.hot.empty() &&
                              model::enclosingScope(f, e.scope, model::ScopeKind::Loop) < 0;
+        // Unless a host clock is read right after it: that sync is the measurement's own (SL501's
+        // fix), as deliberate as a benchmark loop's.
+        if (explicitInHot && timesWork(f, size_t(&e - f.events.data()))) continue;
         if (e.kind != model::EventKind::HostSync || (!implicit(e.sync) && !explicitInHot)) continue;
         if (!lines.insert(e.loc.line).second) continue;  // `assert torch.equal(...)`: one per line
         int loop = model::enclosingScope(f, e.scope, model::ScopeKind::Loop);
@@ -93,8 +112,9 @@ class HostSyncInLoop : public Rule {
             continue;
           }
           // A helper that is hot through its caller: only what it does on every call counts
-          // (not a lazy `if self.x is None:` set-up, nor a cache refill after an early return).
-          if (f.hotViaCaller && (!model::alwaysRuns(f, size_t(&e - f.events.data())) ||
+          // (not a lazy `if self.x is None:` set-up, nor a cache refill after an early return);
+          // an arm chosen by the arguments alone runs on every call given such arguments.
+          if (f.hotViaCaller && (!runsOnEveryCall(f, size_t(&e - f.events.data())) ||
                                  (f.firstInnerReturn && e.loc.line > f.firstInnerReturn)))
             continue;
           if (e.sync == model::SyncKind::Allocation && !issuesGpuWork(f, 0)) continue;

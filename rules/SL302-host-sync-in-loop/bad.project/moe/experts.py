@@ -1,7 +1,7 @@
 import torch
 from torch import nn
 
-from moe import routing
+from moe import routing, segments
 from .kernels import group_start_rows, padded_size
 
 
@@ -14,5 +14,6 @@ class GroupedExperts(nn.Module):
         starts = group_start_rows(offs)
         rows = padded_size(offs)
         counts = routing.tokens_per_expert(offs)
+        x = segments.segment_repeat(x, offs)
         out = x.new_zeros(rows, x.shape[1])
         return torch._grouped_mm(x, self.weight, offs=starts), out, counts
