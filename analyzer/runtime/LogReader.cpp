@@ -155,7 +155,7 @@ bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log,
       case slog::RecType::Collective: {
         slog::CollectiveRecord c;
         if (!fixedPart(body, h, c, why, "collective record")) return false;
-        if (others) log.collectives[c.corr] = c;
+        if (others) log.collectives.add(c);
         break;
       }
       case slog::RecType::Thread: {

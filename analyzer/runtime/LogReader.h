@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "runtime/CollectiveRecords.h"
 #include "streamlint/LogFormat.h"
 
 namespace sl::runtime {
@@ -82,7 +83,7 @@ struct ProcessLog {
   std::vector<Gap> gaps;
   std::vector<slog::BlockRecord> blocks;
   // NCCL calls' communicator, rank, size and root/peer, by the call's corr (every mode).
-  std::unordered_map<uint64_t, slog::CollectiveRecord> collectives;
+  CollectiveRecords collectives;
   std::unordered_map<uint32_t, ThreadStart> threads;  // by tid
   std::optional<slog::TrailerRecord> trailer;
   std::vector<std::string> problems;  // truncation or damage, one line each

@@ -60,7 +60,7 @@ RankView rankView(const ProcessTimeline& t, const CommSummary& comm) {
       r.delayLine = t.locations[lastLoc].line;
       r.delayGapNs = h.enterNs > lastExit ? h.enterNs - lastExit : 0;
     }
-    v.collectives.push_back(std::move(r));
+    v.collectives.push_back(r);
   }
   return v;
 }
@@ -84,7 +84,7 @@ RankAlignment alignRanks(const std::vector<RankView>& views) {
   size_t single = 0;
   for (size_t v = 0; v < views.size(); ++v)
     for (size_t i = 0; i < views[v].collectives.size(); ++i) {
-      const RankCollective& c = views[v].collectives[i];
+      RankCollective c = views[v].collectives[i];
       if (c.nranks == 1) { ++single; continue; }
       byKey[{c.commIndex, c.nranks, c.seq, c.kind, c.count}].emplace_back(v, i);
     }

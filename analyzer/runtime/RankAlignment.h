@@ -17,21 +17,24 @@
 #include <vector>
 
 #include "runtime/Communication.h"
+#include "runtime/InternedString.h"
+#include "runtime/SpilledVector.h"
 #include "runtime/Timeline.h"
 
 namespace sl::runtime {
 
+// Plain bytes (its strings interned), so that a rank's calls can move to a temporary file.
 struct RankCollective {
-  std::string kind;
+  InternedString kind;
   uint64_t count = 0, bytes = 0;
   uint32_t datatype = 0;
   int peer = -1, nranks = -1, commIndex = -1;
   uint64_t seq = 0;
   uint64_t arriveNs = 0;           // the call's start, CLOCK_MONOTONIC of the rank's host
   uint64_t gpuNs = 0, exposedNs = 0;
-  std::string path;                // the call's line (path "" = unknown)
+  InternedString path;             // the call's line (path "" = unknown)
   uint32_t line = 0;
-  std::string delayPath;           // the last user line this rank ran a CUDA call from before it
+  InternedString delayPath;        // the last user line this rank ran a CUDA call from before it
   uint32_t delayLine = 0;
   uint64_t delayGapNs = 0;         // from that call's end to this call's start
 };
@@ -46,7 +49,8 @@ struct RankView {
   size_t ncclCalls = 0;
   size_t omittedCollectives = 0;   // summaries keep the first kMaxSummaryCollectives
   std::vector<std::string> notes;
-  std::vector<RankCollective> collectives;
+  // One per NCCL call: in memory up to a set size, then in a temporary file (read by value).
+  SpilledVector<RankCollective> collectives;
 };
 
 RankView rankView(const ProcessTimeline& t, const CommSummary& comm);

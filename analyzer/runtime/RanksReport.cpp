@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -92,9 +93,9 @@ void writeRanksText(std::ostream& os, const std::vector<RankView>& views, const 
     for (size_t k = 0; k < bySpread.size() && k < kTextCollectives && bySpread[k]->spreadNs; ++k) {
       const AlignedCollective& ac = *bySpread[k];
       const RankView& s = views[ac.straggler];
-      const RankCollective* late = nullptr;
+      std::optional<RankCollective> late;  // read by value: the calls may be in a temporary file
       for (auto [v, i] : ac.members)
-        if (v == ac.straggler) late = &views[v].collectives[i];
+        if (v == ac.straggler) late = views[v].collectives[i];
       os << "    " << ac.first.kind << " #" << ac.first.seq << " on communicator " << ac.first.commIndex << " ("
          << ac.members.size() << " ranks, " << ac.first.bytes << " B): spread " << humanTime(double(ac.spreadNs))
          << ", last " << (s.rank >= 0 ? "rank " + std::to_string(s.rank) : "pid " + std::to_string(s.pid));
