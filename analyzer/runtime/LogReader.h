@@ -45,6 +45,7 @@ struct ThreadStart {
 struct Module {
   std::string path;
   uint64_t base = 0, lo = 0, hi = 0;
+  mutable int8_t runtime = -1;  // isRuntimeModule(path), once asked (CallSite.cpp); -1 not yet
 };
 
 // Sanitize mode (SL904): a launch's parameter words that point into device memory.
@@ -89,6 +90,17 @@ struct ProcessLog {
   std::vector<std::string> problems;  // truncation or damage, one line each
 
   const Module* moduleFor(uint64_t addr) const;
+
+ private:
+  // moduleFor's answers by address (direct-mapped): a long log asks about the same few return
+  // addresses millions of times, and a process maps hundreds of modules. Emptied when
+  // `modules` changes size.
+  struct ModuleHit {
+    uint64_t addr = 0;
+    int64_t index = -2;  // -1 none, -2 empty slot
+  };
+  mutable std::vector<ModuleHit> moduleHits_;
+  mutable size_t moduleHitsFor_ = 0;
 };
 
 inline uint64_t ApiCall::frame(const ProcessLog& log, int i) const { return log.frames[framesAt + size_t(i)]; }
