@@ -6,6 +6,13 @@ namespace sl::runtime {
 
 namespace {
 
+// isRuntimeModule, asked once per module (it compares the path with dozens of names; a long log
+// asks it for every frame of every call).
+bool runtimeModule(const Module& m) {
+  if (m.runtime < 0) m.runtime = isRuntimeModule(m.path) ? 1 : 0;
+  return m.runtime == 1;
+}
+
 bool hasPython(const ProcessLog& log, const ApiCall& c) {
   return (c.rec.flags & slog::kHasPython) && log.codes.count(c.rec.pyCode);
 }
@@ -19,7 +26,7 @@ bool userFrame(const ProcessLog& log, const ApiCall& c, std::string& module, uin
     if (!m) continue;
     uint64_t off = c.frame(log, i) - 1 - m->base;  // the call instruction, not the one after it
     if (!fallback) { fallback = m; fallbackOff = off; }
-    if (!isRuntimeModule(m->path)) { module = m->path; offset = off; return true; }
+    if (!runtimeModule(*m)) { module = m->path; offset = off; return true; }
   }
   if (!fallback) return false;
   module = fallback->path;
@@ -39,7 +46,7 @@ void queueCallSite(const ProcessLog& log, const ApiCall& c, Symbolizer& sym) {
   // Every frame in the user's modules: the innermost may be nvcc's launch stub, whose caller is
   // the line the user wrote.
   for (int i = 0; i < c.nframes; ++i)
-    if (const Module* m = log.moduleFor(c.frame(log, i)); m && !isRuntimeModule(m->path))
+    if (const Module* m = log.moduleFor(c.frame(log, i)); m && !runtimeModule(*m))
       sym.add(m->path, c.frame(log, i) - 1 - m->base);
   std::string module;
   uint64_t off;
@@ -63,7 +70,7 @@ CallSite resolveCallSite(const ProcessLog& log, const ApiCall& c, const Symboliz
   if (n.file.empty() || isLibrarySource(n.file) || isKernelWrapper(n.file, n.line))
     for (int i = 0; i < c.nframes; ++i) {
       const Module* m = log.moduleFor(c.frame(log, i));
-      if (!m || isRuntimeModule(m->path)) continue;
+      if (!m || runtimeModule(*m)) continue;
       NativeSite outer = sym.lookup(m->path, c.frame(log, i) - 1 - m->base);
       if (hasUserLine(outer)) {
         n = outer;

@@ -20,8 +20,8 @@ bool CommSummary::isCommStream(uint32_t device, uint32_t id) const {
 namespace {
 
 // The NCCL calls in call order, numbered per communicator and grouped by ncclGroupStart/End.
-std::vector<CollectiveCall> collectiveCalls(const ProcessTimeline& t) {
-  std::vector<CollectiveCall> out;
+SpilledVector<CollectiveCall> collectiveCalls(const ProcessTimeline& t) {
+  SpilledVector<CollectiveCall> out;
   std::unordered_map<uint32_t, std::pair<int, int>> groupOf;  // tid -> (depth, group id)
   std::unordered_map<uint64_t, uint64_t> nextSeq;
   std::unordered_map<uint64_t, int> commIndex;
@@ -45,15 +45,15 @@ std::vector<CollectiveCall> collectiveCalls(const ProcessTimeline& t) {
     c.stream = h.stream;
     c.loc = t.reportLoc(h);
     c.group = depth > 0 ? group : groups++;
-    if (auto it = t.collectives.find(h.corr); it != t.collectives.end()) {
-      c.peer = it->second.peer;
-      c.commRank = it->second.rank;
-      c.nranks = it->second.nranks;
-      c.comm = it->second.comm;
+    if (auto r = t.collectives.find(h.corr)) {
+      c.peer = r->peer;
+      c.commRank = r->rank;
+      c.nranks = r->nranks;
+      c.comm = r->comm;
     }
     c.seq = nextSeq[c.comm]++;
     c.commIndex = commIndex.emplace(c.comm, int(commIndex.size())).first->second;
-    out.push_back(std::move(c));
+    out.push_back(c);
   }
   return out;
 }
@@ -75,11 +75,12 @@ bool kindMatches(const std::string& kernel, const std::string& kind) {
 // order of its calls; each kernel takes the earliest unpaired timed call begun before it started,
 // of a matching kind, whose stream is the one earlier kernels of that CUPTI stream came from. A
 // kernel of a group (ncclGroupStart/End) serves every call of the group.
-void pairKernels(const ProcessTimeline& t, const std::vector<size_t>& ncclOps, CommSummary& s,
+void pairKernels(const ProcessTimeline& t, const SpilledVector<uint64_t>& ncclOps, CommSummary& s,
                  const std::vector<Intervals>& computeOf, const std::map<uint32_t, size_t>& deviceIndex) {
   constexpr uint64_t kClockSlackNs = 50000;
   constexpr size_t kLookAhead = 64;
-  std::vector<char> paired(s.collectives.size(), 0);
+  SpilledVector<uint8_t> paired;  // one byte per NCCL call: past the threshold, in a file too
+  paired.resize(s.collectives.size());
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> handleOf;  // CUPTI stream -> cudaStream_t
   size_t first = 0;
   for (size_t opIndex : ncclOps) {
@@ -89,7 +90,7 @@ void pairKernels(const ProcessTimeline& t, const std::vector<size_t>& ncclOps, C
     for (size_t j = first, seen = 0; j < s.collectives.size() && seen < kLookAhead; ++j) {
       if (paired[j]) continue;
       ++seen;
-      CollectiveCall& c = s.collectives[j];
+      const CollectiveCall c = s.collectives[j];
       const HostCall& h = t.calls[c.call];
       if (h.enterNs > op.startNs + kClockSlackNs) break;
       if (!h.gpuTimed || !kindMatches(op.name, c.kind)) continue;
@@ -99,12 +100,13 @@ void pairKernels(const ProcessTimeline& t, const std::vector<size_t>& ncclOps, C
       uint64_t len = op.endNs - op.startNs;
       uint64_t exposed = len - coveredLength(op.startNs, op.endNs, compute);
       for (size_t k = j; k < s.collectives.size() && s.collectives[k].group == c.group; ++k) {
-        CollectiveCall& g = s.collectives[k];
-        paired[k] = 1;
-        g.gpuStartNs = g.gpuStartNs ? std::min(g.gpuStartNs, op.startNs) : op.startNs;
-        g.gpuEndNs = std::max(g.gpuEndNs, op.endNs);
-        g.gpuNs += len;
-        g.exposedNs += exposed;
+        paired.set(k, 1);
+        s.collectives.update(k, [&](CollectiveCall& g) {
+          g.gpuStartNs = g.gpuStartNs ? std::min(g.gpuStartNs, op.startNs) : op.startNs;
+          g.gpuEndNs = std::max(g.gpuEndNs, op.endNs);
+          g.gpuNs += len;
+          g.exposedNs += exposed;
+        });
       }
       break;
     }
@@ -119,10 +121,10 @@ CommSummary analyzeCommunication(const ProcessTimeline& t) {
   s.ncclCalls = s.collectives.size();
 
   std::set<std::pair<uint32_t, uint32_t>> commStreams;
-  std::vector<size_t> ncclOps;
+  SpilledVector<uint64_t> ncclOps;  // indexes into t.ops
   for (size_t i = 0; i < t.ops.size(); ++i)
-    if (t.ops[i].kind == slog::ActivityKind::Kernel && isNcclKernel(t.ops[i].name)) {
-      commStreams.insert({t.ops[i].device, t.ops[i].stream});
+    if (GpuOp op = t.ops[i]; op.kind == slog::ActivityKind::Kernel && isNcclKernel(op.name)) {
+      commStreams.insert({op.device, op.stream});
       ncclOps.push_back(i);
     }
   s.commStreams.assign(commStreams.begin(), commStreams.end());

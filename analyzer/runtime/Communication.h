@@ -14,13 +14,16 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/InternedString.h"
+#include "runtime/SpilledVector.h"
 #include "runtime/Timeline.h"
 
 namespace sl::runtime {
 
+// Plain bytes (the kind interned), so that a log's NCCL calls can move to a temporary file.
 struct CollectiveCall {
   int call = -1;            // index into ProcessTimeline::calls
-  std::string kind;         // "AllReduce", "Send", ... (the API name without "nccl")
+  InternedString kind;      // "AllReduce", "Send", ... (the API name without "nccl")
   uint64_t count = 0;       // elements, as passed
   uint64_t bytes = 0;       // count * the datatype's size; 0 when the type is unknown
   uint32_t datatype = 0;    // ncclDataType_t
@@ -44,7 +47,7 @@ struct CommSummary {
   uint64_t commNs = 0;             // per device, union of communication ops; summed
   uint64_t exposedNs = 0;          // communication time with no compute kernel running
   std::vector<std::pair<uint32_t, uint32_t>> commStreams;  // (device, CUPTI stream id)
-  std::vector<CollectiveCall> collectives;                  // by enter time
+  SpilledVector<CollectiveCall> collectives;                // by enter time (read by value)
   // What could not be computed, one sentence each (no NCCL calls: gloo; no GPU timing...).
   std::vector<std::string> notes;
   double exposedShare() const { return commNs ? double(exposedNs) / double(commNs) : 0; }

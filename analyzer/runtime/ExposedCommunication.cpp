@@ -76,9 +76,9 @@ std::vector<Finding> exposedCommunication(const std::vector<RankView>& views, co
     for (const auto& ac : align.collectives) {
       if (ac.spreadNs) ++total;
       if (ac.straggler != size_t(align.straggler) || !ac.spreadNs) continue;
-      for (auto [v, i] : ac.members)
-        if (v == size_t(align.straggler)) {
-          const RankCollective& c = views[v].collectives[i];
+      for (const AlignedMember& m : align.membersOf(ac))
+        if (m.view == size_t(align.straggler)) {
+          const RankCollective c = views[m.view].collectives[m.index];
           byLine[{c.delayPath, c.delayLine}] += ac.spreadNs;
           gapNs += c.delayGapNs;
         }

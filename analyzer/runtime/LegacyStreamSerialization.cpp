@@ -6,6 +6,7 @@
 // blocking stream) ended. Each such wait is charged to the legacy-stream launch site involved.
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "runtime/GpuCoverage.h"
 #include "runtime/RuntimeRules.h"
@@ -22,15 +23,24 @@ struct Site {
   uint64_t waitNs = 0, legacyOps = 0;
 };
 
-// Ops of one class with their end times, sorted by end.
+// Ops of one class with their end times, sorted by end (stably: of equal ends, the later op
+// last). One per op: in a temporary file past a set size (SpilledVector.h).
+struct End {
+  uint64_t endNs = 0;
+  int64_t call = -1;  // the op's launching call (GpuOp::call)
+};
 struct Ends {
-  std::vector<std::pair<uint64_t, size_t>> byEnd;  // (end, op index)
-  // The op of this class that ended in [from, to], if any (the latest one).
-  int endedIn(uint64_t from, uint64_t to) const {
-    auto it = std::upper_bound(byEnd.begin(), byEnd.end(), std::make_pair(to, SIZE_MAX));
-    if (it == byEnd.begin()) return -1;
-    --it;
-    return it->first >= from ? int(it->second) : -1;
+  SpilledVector<End> byEnd;
+  size_t next = 0;  // the ops before it ended at or before the last query's `to`
+  // The op of this class that ended in [from, to], if any (the latest one). Queries come in the
+  // ops' start order, so `to` rarely decreases: a cursor, not a binary search over the file.
+  std::optional<End> endedIn(uint64_t from, uint64_t to) {
+    while (next < byEnd.size() && byEnd[next].endNs <= to) ++next;
+    while (next > 0 && byEnd[next - 1].endNs > to) --next;
+    if (!next) return std::nullopt;
+    End e = byEnd[next - 1];
+    if (e.endNs >= from) return e;
+    return std::nullopt;
   }
 };
 
@@ -51,10 +61,10 @@ std::vector<Finding> legacyStreamSerialization(const RunData& run, const Runtime
       return s->legacyDefault ? 1 : s->blocking == 1 ? 2 : 0;
     };
     std::map<uint32_t, Ends> ends[3];
-    for (size_t i = 0; i < t.ops.size(); ++i)
-      if (int c = cls(t.ops[i])) ends[c][t.ops[i].device].byEnd.emplace_back(t.ops[i].endNs, i);
+    for (const auto& op : t.ops)
+      if (int c = cls(op)) ends[c][op.device].byEnd.push_back(End{op.endNs, op.call});
     for (auto& e : ends)
-      for (auto& [d, v] : e) std::sort(v.byEnd.begin(), v.byEnd.end());
+      for (auto& [d, v] : e) v.byEnd.sortStably([](const End& x) { return x.endNs; });
 
     // (device, stream) -> end of its last op, and the timing window that op's launch began in
     // (always 0 when timed throughout). With sampled timing a stream's first op in a later window
@@ -73,11 +83,11 @@ std::vector<Finding> legacyStreamSerialization(const RunData& run, const Runtime
       if (!c || !known) continue;
       if (op.call >= 0) ready = std::max(ready, t.calls[op.call].exitNs);
       if (op.startNs <= ready + kSlackNs) continue;
-      const auto& other = ends[c == 1 ? 2 : 1][op.device];
-      int y = other.endedIn(op.startNs - kSlackNs, op.startNs + kSlackNs / 5);
-      if (y < 0) continue;
-      const GpuOp& legacy = c == 1 ? op : t.ops[y];
-      int loc = legacy.call >= 0 ? t.reportLoc(t.calls[legacy.call]) : -1;
+      auto& other = ends[c == 1 ? 2 : 1][op.device];
+      auto y = other.endedIn(op.startNs - kSlackNs, op.startNs + kSlackNs / 5);
+      if (!y) continue;
+      int64_t legacyCall = c == 1 ? op.call : y->call;
+      int loc = legacyCall >= 0 ? t.reportLoc(t.calls[size_t(legacyCall)]) : -1;
       Site& s = sites[loc];
       s.loc = loc;
       s.waits++;

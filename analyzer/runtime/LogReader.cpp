@@ -8,9 +8,19 @@
 namespace sl::runtime {
 
 const Module* ProcessLog::moduleFor(uint64_t addr) const {
-  for (const auto& m : modules)
-    if (addr >= m.lo && addr < m.hi) return &m;
-  return nullptr;
+  constexpr size_t kHits = 4096;
+  if (moduleHits_.size() != kHits || moduleHitsFor_ != modules.size()) {
+    moduleHits_.assign(kHits, ModuleHit{});
+    moduleHitsFor_ = modules.size();
+  }
+  ModuleHit& hit = moduleHits_[(addr ^ (addr >> 12)) % kHits];
+  if (hit.index == -2 || hit.addr != addr) {
+    hit.addr = addr;
+    hit.index = -1;
+    for (size_t i = 0; i < modules.size(); ++i)
+      if (addr >= modules[i].lo && addr < modules[i].hi) { hit.index = int64_t(i); break; }
+  }
+  return hit.index < 0 ? nullptr : &modules[size_t(hit.index)];
 }
 
 namespace {
@@ -155,7 +165,7 @@ bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log,
       case slog::RecType::Collective: {
         slog::CollectiveRecord c;
         if (!fixedPart(body, h, c, why, "collective record")) return false;
-        if (others) log.collectives[c.corr] = c;
+        if (others) log.collectives.add(c);
         break;
       }
       case slog::RecType::Thread: {

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "runtime/CollectiveRecords.h"
 #include "streamlint/LogFormat.h"
 
 namespace sl::runtime {
@@ -44,6 +45,7 @@ struct ThreadStart {
 struct Module {
   std::string path;
   uint64_t base = 0, lo = 0, hi = 0;
+  mutable int8_t runtime = -1;  // isRuntimeModule(path), once asked (CallSite.cpp); -1 not yet
 };
 
 // Sanitize mode (SL904): a launch's parameter words that point into device memory.
@@ -82,12 +84,23 @@ struct ProcessLog {
   std::vector<Gap> gaps;
   std::vector<slog::BlockRecord> blocks;
   // NCCL calls' communicator, rank, size and root/peer, by the call's corr (every mode).
-  std::unordered_map<uint64_t, slog::CollectiveRecord> collectives;
+  CollectiveRecords collectives;
   std::unordered_map<uint32_t, ThreadStart> threads;  // by tid
   std::optional<slog::TrailerRecord> trailer;
   std::vector<std::string> problems;  // truncation or damage, one line each
 
   const Module* moduleFor(uint64_t addr) const;
+
+ private:
+  // moduleFor's answers by address (direct-mapped): a long log asks about the same few return
+  // addresses millions of times, and a process maps hundreds of modules. Emptied when
+  // `modules` changes size.
+  struct ModuleHit {
+    uint64_t addr = 0;
+    int64_t index = -2;  // -1 none, -2 empty slot
+  };
+  mutable std::vector<ModuleHit> moduleHits_;
+  mutable size_t moduleHitsFor_ = 0;
 };
 
 inline uint64_t ApiCall::frame(const ProcessLog& log, int i) const { return log.frames[framesAt + size_t(i)]; }

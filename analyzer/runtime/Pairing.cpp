@@ -75,14 +75,18 @@ struct LocSums : CallSums {
 
 struct TimelineIndex {
   std::vector<LocSums> at;  // by location
-  // The allocating calls (few) and the bytes allocated before each: (call, bytes before it).
-  std::vector<std::pair<uint32_t, uint64_t>> allocs;
+  // The allocating calls and the bytes allocated before each: few with PyTorch's caching
+  // allocator, one per step without it, so in a temporary file past a set size.
+  struct AllocMark {
+    uint64_t call = 0, bytesBefore = 0;
+  };
+  SpilledVector<AllocMark> allocs;
   uint64_t allocTotal = 0;
   explicit TimelineIndex(const ProcessTimeline& t) : at(t.locations.size()) {
     for (size_t ci = 0; ci < t.calls.size(); ++ci) {
       const HostCall c = t.calls[ci];
       if (isAlloc(c.api)) {
-        allocs.emplace_back(uint32_t(ci), allocTotal);
+        allocs.push_back({ci, allocTotal});
         allocTotal += c.a2;
       }
       int loc = t.reportLoc(c);
@@ -119,9 +123,9 @@ struct TimelineIndex {
   }
   // Bytes allocated by the calls before call `ci` (ci may be one past the last).
   uint64_t allocBefore(size_t ci) const {
-    auto it = std::lower_bound(allocs.begin(), allocs.end(), std::make_pair(uint32_t(ci), uint64_t(0)),
-                               [](const auto& a, const auto& b) { return a.first < b.first; });
-    return it == allocs.end() ? allocTotal : it->second;
+    auto it = std::lower_bound(allocs.begin(), allocs.end(), uint64_t(ci),
+                               [](const AllocMark& a, uint64_t c) { return a.call < c; });
+    return it == allocs.end() ? allocTotal : (*it).bytesBefore;
   }
 };
 

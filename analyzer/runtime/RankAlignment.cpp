@@ -1,7 +1,6 @@
 #include "runtime/RankAlignment.h"
 
 #include <algorithm>
-#include <map>
 #include <set>
 #include <tuple>
 
@@ -60,10 +59,31 @@ RankView rankView(const ProcessTimeline& t, const CommSummary& comm) {
       r.delayLine = t.locations[lastLoc].line;
       r.delayGapNs = h.enterNs > lastExit ? h.enterNs - lastExit : 0;
     }
-    v.collectives.push_back(std::move(r));
+    v.collectives.push_back(r);
   }
   return v;
 }
+
+std::vector<AlignedMember> RankAlignment::membersOf(const AlignedCollective& c) const {
+  std::vector<AlignedMember> out;
+  out.reserve(c.memberCount);
+  for (uint64_t m = 0; m < c.memberCount; ++m) out.push_back(members[c.membersAt + m]);
+  return out;
+}
+
+namespace {
+
+// A rank's call by (communicator number, sequence number): one sort key. Communicators per rank
+// are few (< 2^24) and sequence numbers below 2^40 (a trillion calls on one communicator).
+struct CallRef {
+  uint64_t key = 0;
+  uint64_t index = 0;  // into RankView::collectives
+};
+uint64_t orderKey(const RankCollective& c) {
+  return (uint64_t(uint32_t(c.commIndex)) << 40) | (c.seq & ((uint64_t(1) << 40) - 1));
+}
+
+}  // namespace
 
 RankAlignment alignRanks(const std::vector<RankView>& views) {
   RankAlignment a;
@@ -78,49 +98,90 @@ RankAlignment alignRanks(const std::vector<RankView>& views) {
     return a.realtimeClock ? uint64_t(int64_t(c.arriveNs) + views[v].realtimeOffsetNs) : c.arriveNs;
   };
 
-  // (communicator number, ranks, sequence, collective, count) -> members.
-  using Key = std::tuple<int, int, uint64_t, std::string, uint64_t>;
-  std::map<Key, std::vector<std::pair<size_t, size_t>>> byKey;
+  // Per rank, its calls of communicators of 2+ ranks by (communicator number, sequence).
+  std::vector<SpilledVector<CallRef>> refs(views.size());
   size_t single = 0;
-  for (size_t v = 0; v < views.size(); ++v)
+  bool anyShared = false;
+  for (size_t v = 0; v < views.size(); ++v) {
     for (size_t i = 0; i < views[v].collectives.size(); ++i) {
-      const RankCollective& c = views[v].collectives[i];
+      RankCollective c = views[v].collectives[i];
       if (c.nranks == 1) { ++single; continue; }
-      byKey[{c.commIndex, c.nranks, c.seq, c.kind, c.count}].emplace_back(v, i);
+      refs[v].push_back({orderKey(c), i});
+      anyShared = true;
     }
-  for (auto& [key, members] : byKey) {
-    if (members.size() < 2) { a.unaligned += members.size(); continue; }
-    AlignedCollective ac;
-    ac.members = std::move(members);
-    uint64_t earliest = UINT64_MAX, latest = 0;
-    size_t firstMember = 0;
-    for (size_t m = 0; m < ac.members.size(); ++m) {
-      auto [v, i] = ac.members[m];
-      uint64_t t = arrival(v, views[v].collectives[i]);
-      if (t < earliest) { earliest = t; firstMember = m; }
-      if (t >= latest) { latest = t; ac.straggler = v; }
-    }
-    ac.first = views[ac.members[firstMember].first].collectives[ac.members[firstMember].second];
-    ac.spreadNs = latest - earliest;
-    for (auto [v, i] : ac.members) {
-      uint64_t w = latest - arrival(v, views[v].collectives[i]);
-      ac.waitNs.push_back(w);
-      a.ranks[v].waitedNs += w;
-    }
-    if (ac.spreadNs) {
-      a.ranks[ac.straggler].lastCount++;
-      a.ranks[ac.straggler].causedNs += ac.spreadNs;
-    }
-    a.collectives.push_back(std::move(ac));
+    refs[v].sortStably([](const CallRef& r) { return r.key; });
   }
-  std::sort(a.collectives.begin(), a.collectives.end(), [](const AlignedCollective& x, const AlignedCollective& y) {
-    return std::tie(x.first.commIndex, x.first.seq) < std::tie(y.first.commIndex, y.first.seq);
-  });
+  // Merged across ranks: each (communicator, sequence) in turn, its calls split by what else
+  // every member must agree on (ranks in the communicator, collective, count), as a map keyed
+  // by all five ordered them.
+  std::vector<size_t> next(views.size(), 0);
+  using Head = std::pair<uint64_t, size_t>;  // (key, view), smallest on top
+  std::vector<Head> heap;
+  auto after = [](const Head& x, const Head& y) { return x > y; };
+  for (size_t v = 0; v < views.size(); ++v)
+    if (!refs[v].empty()) heap.emplace_back(refs[v][0].key, v);
+  std::make_heap(heap.begin(), heap.end(), after);
+  struct Entry {
+    int nranks;
+    InternedString kind;
+    uint64_t count;
+    size_t view, index;
+    RankCollective c;
+  };
+  std::vector<Entry> group;
+  while (!heap.empty()) {
+    uint64_t key = heap.front().first;
+    group.clear();
+    while (!heap.empty() && heap.front().first == key) {
+      std::pop_heap(heap.begin(), heap.end(), after);
+      size_t v = heap.back().second;
+      heap.pop_back();
+      for (; next[v] < refs[v].size() && refs[v][next[v]].key == key; ++next[v]) {
+        size_t i = refs[v][next[v]].index;
+        RankCollective c = views[v].collectives[i];
+        group.push_back({c.nranks, c.kind, c.count, v, i, c});
+      }
+      if (next[v] < refs[v].size()) {
+        heap.emplace_back(refs[v][next[v]].key, v);
+        std::push_heap(heap.begin(), heap.end(), after);
+      }
+    }
+    std::stable_sort(group.begin(), group.end(), [](const Entry& x, const Entry& y) {
+      return std::tie(x.nranks, x.kind.str(), x.count, x.view, x.index) < std::tie(y.nranks, y.kind.str(), y.count, y.view, y.index);
+    });
+    for (size_t b = 0, e = 0; b < group.size(); b = e) {
+      for (e = b + 1; e < group.size() && group[e].nranks == group[b].nranks && group[e].kind == group[b].kind &&
+                      group[e].count == group[b].count; ++e) {}
+      if (e - b < 2) { a.unaligned += e - b; continue; }
+      AlignedCollective ac;
+      ac.membersAt = a.members.size();
+      ac.memberCount = e - b;
+      uint64_t earliest = UINT64_MAX, latest = 0;
+      size_t firstMember = b;
+      for (size_t m = b; m < e; ++m) {
+        uint64_t t = arrival(group[m].view, group[m].c);
+        if (t < earliest) { earliest = t; firstMember = m; }
+        if (t >= latest) { latest = t; ac.straggler = group[m].view; }
+      }
+      ac.first = group[firstMember].c;
+      ac.spreadNs = latest - earliest;
+      for (size_t m = b; m < e; ++m) {
+        uint64_t w = latest - arrival(group[m].view, group[m].c);
+        a.members.push_back({group[m].view, group[m].index, w});
+        a.ranks[group[m].view].waitedNs += w;
+      }
+      if (ac.spreadNs) {
+        a.ranks[ac.straggler].lastCount++;
+        a.ranks[ac.straggler].causedNs += ac.spreadNs;
+      }
+      a.collectives.push_back(ac);
+    }
+  }
   uint64_t most = 0;
   for (size_t v = 0; v < a.ranks.size(); ++v)
     if (a.ranks[v].causedNs > most) { most = a.ranks[v].causedNs; a.straggler = int(v); }
 
-  if (views.size() > 1 && single && byKey.empty())
+  if (views.size() > 1 && single && !anyShared)
     a.notes.push_back("every NCCL communicator had one rank (world size 1 per process): no collective to "
                       "align across ranks");
   if (a.unaligned)

@@ -17,21 +17,24 @@
 #include <vector>
 
 #include "runtime/Communication.h"
+#include "runtime/InternedString.h"
+#include "runtime/SpilledVector.h"
 #include "runtime/Timeline.h"
 
 namespace sl::runtime {
 
+// Plain bytes (its strings interned), so that a rank's calls can move to a temporary file.
 struct RankCollective {
-  std::string kind;
+  InternedString kind;
   uint64_t count = 0, bytes = 0;
   uint32_t datatype = 0;
   int peer = -1, nranks = -1, commIndex = -1;
   uint64_t seq = 0;
   uint64_t arriveNs = 0;           // the call's start, CLOCK_MONOTONIC of the rank's host
   uint64_t gpuNs = 0, exposedNs = 0;
-  std::string path;                // the call's line (path "" = unknown)
+  InternedString path;             // the call's line (path "" = unknown)
   uint32_t line = 0;
-  std::string delayPath;           // the last user line this rank ran a CUDA call from before it
+  InternedString delayPath;        // the last user line this rank ran a CUDA call from before it
   uint32_t delayLine = 0;
   uint64_t delayGapNs = 0;         // from that call's end to this call's start
 };
@@ -46,15 +49,25 @@ struct RankView {
   size_t ncclCalls = 0;
   size_t omittedCollectives = 0;   // summaries keep the first kMaxSummaryCollectives
   std::vector<std::string> notes;
-  std::vector<RankCollective> collectives;
+  // One per NCCL call: in memory up to a set size, then in a temporary file (read by value).
+  SpilledVector<RankCollective> collectives;
 };
 
 RankView rankView(const ProcessTimeline& t, const CommSummary& comm);
 
+// One rank's part in an aligned collective.
+struct AlignedMember {
+  uint64_t view = 0;    // rank view index
+  uint64_t index = 0;   // its collective index (RankView::collectives)
+  uint64_t waitNs = 0;  // latest arrival - its arrival
+};
+
+// Plain bytes: a long run aligns one per NCCL call, so they live in a SpilledVector, and their
+// members, in rank view order, in RankAlignment::members from membersAt on.
 struct AlignedCollective {
   RankCollective first;                 // as the earliest rank saw it (kind, count, ...)
-  std::vector<std::pair<size_t, size_t>> members;  // (rank view index, its collective index)
-  std::vector<uint64_t> waitNs;         // per member: latest arrival - its arrival
+  uint64_t membersAt = 0;
+  uint64_t memberCount = 0;
   size_t straggler = 0;                 // rank view index of the last to arrive
   uint64_t spreadNs = 0;                // latest - earliest arrival
 };
@@ -66,14 +79,18 @@ struct RankWaits {
 };
 
 struct RankAlignment {
-  std::vector<AlignedCollective> collectives;
+  SpilledVector<AlignedCollective> collectives;  // by (communicator, sequence number)
+  SpilledVector<AlignedMember> members;          // of every aligned collective, in turn
   std::vector<RankWaits> ranks;   // one per view
   size_t unaligned = 0;           // calls of communicators of 2+ ranks that matched no other rank
   bool realtimeClock = false;     // hosts differ: arrivals compared on CLOCK_REALTIME
   int straggler = -1;             // view index of the rank that cost the others most, -1 none
   std::vector<std::string> notes;
+  std::vector<AlignedMember> membersOf(const AlignedCollective& c) const;
 };
 
+// Streams: each rank's calls of communicators of 2+ ranks sorted by (communicator, sequence) in
+// a temporary file, then merged across ranks; what stays in memory is one collective's members.
 RankAlignment alignRanks(const std::vector<RankView>& views);
 
 }  // namespace sl::runtime

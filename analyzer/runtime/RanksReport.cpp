@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -82,21 +83,27 @@ void writeRanksText(std::ostream& os, const std::vector<RankView>& views, const 
     for (const auto& n : v.notes) os << "    note: " << n << "\n";
   }
   if (!align.collectives.empty()) {
-    std::vector<const AlignedCollective*> bySpread;
-    for (const auto& ac : align.collectives) bySpread.push_back(&ac);
-    std::stable_sort(bySpread.begin(), bySpread.end(),
-                     [](const AlignedCollective* a, const AlignedCollective* b) { return a->spreadNs > b->spreadNs; });
+    // The widest kTextCollectives spreads, earlier ones first among equal spreads (as a stable
+    // sort by spread would list them), chosen in one pass: not an index of every collective.
+    std::vector<AlignedCollective> bySpread;
+    for (const AlignedCollective& ac : align.collectives) {
+      if (bySpread.size() == kTextCollectives && ac.spreadNs <= bySpread.back().spreadNs) continue;
+      auto at = std::upper_bound(bySpread.begin(), bySpread.end(), ac.spreadNs,
+                                 [](uint64_t s, const AlignedCollective& x) { return s > x.spreadNs; });
+      bySpread.insert(at, ac);
+      if (bySpread.size() > kTextCollectives) bySpread.pop_back();
+    }
     os << "  " << align.collectives.size() << " collectives aligned across ranks";
     if (align.straggler >= 0) os << "; straggler: " << rankLabel(views[align.straggler]);
     os << "; the widest arrival spreads:\n";
-    for (size_t k = 0; k < bySpread.size() && k < kTextCollectives && bySpread[k]->spreadNs; ++k) {
-      const AlignedCollective& ac = *bySpread[k];
+    for (size_t k = 0; k < bySpread.size() && bySpread[k].spreadNs; ++k) {
+      const AlignedCollective& ac = bySpread[k];
       const RankView& s = views[ac.straggler];
-      const RankCollective* late = nullptr;
-      for (auto [v, i] : ac.members)
-        if (v == ac.straggler) late = &views[v].collectives[i];
+      std::optional<RankCollective> late;  // read by value: the calls may be in a temporary file
+      for (const AlignedMember& m : align.membersOf(ac))
+        if (m.view == ac.straggler) late = views[m.view].collectives[m.index];
       os << "    " << ac.first.kind << " #" << ac.first.seq << " on communicator " << ac.first.commIndex << " ("
-         << ac.members.size() << " ranks, " << ac.first.bytes << " B): spread " << humanTime(double(ac.spreadNs))
+         << ac.memberCount << " ranks, " << ac.first.bytes << " B): spread " << humanTime(double(ac.spreadNs))
          << ", last " << (s.rank >= 0 ? "rank " + std::to_string(s.rank) : "pid " + std::to_string(s.pid));
       if (late && !late->delayPath.empty())
         os << " after " << where(late->delayPath, late->delayLine) << " and " << humanTime(double(late->delayGapNs))
@@ -148,9 +155,9 @@ nlohmann::json ranksJson(const std::vector<RankView>& views, const RankAlignment
   for (const auto& ac : align.collectives) {
     if (aligned.size() == kJsonListCap) break;
     nlohmann::json waits = nlohmann::json::array();  // [rank (pid when unknown), micros]
-    for (size_t m = 0; m < ac.members.size(); ++m) {
-      const RankView& v = views[ac.members[m].first];
-      waits.push_back({v.rank >= 0 ? int64_t(v.rank) : int64_t(v.pid), double(ac.waitNs[m]) / 1e3});
+    for (const AlignedMember& m : align.membersOf(ac)) {
+      const RankView& v = views[m.view];
+      waits.push_back({v.rank >= 0 ? int64_t(v.rank) : int64_t(v.pid), double(m.waitNs) / 1e3});
     }
     const RankView& s = views[ac.straggler];
     aligned.push_back({{"collective", ac.first.kind}, {"communicator", ac.first.commIndex}, {"seq", ac.first.seq},

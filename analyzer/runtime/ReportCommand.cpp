@@ -381,8 +381,8 @@ static int reportLogs(const std::vector<std::string>& args, const ReportHooks& h
     views.push_back(rankView(run.timelines[i], run.comms[i]));
     // Per NCCL call, read by analyzeCommunication and rankView only: ~200 bytes each that would
     // otherwise stay until the report is written (4 % of a DDP log's calls are NCCL calls).
-    decltype(run.timelines[i].collectives)().swap(run.timelines[i].collectives);
-    std::vector<CollectiveCall>().swap(run.comms[i].collectives);
+    run.timelines[i].collectives.clear();
+    run.comms[i].collectives.clear();
   }
   if (!o.summary.empty()) return writeSummary(o.summary, views);
   RankAlignment align = alignRanks(views);

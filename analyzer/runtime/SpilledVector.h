@@ -83,7 +83,15 @@ class SpilledVector {
   }
   void push_back(const T& v) {
     if (!file_ && (size_ + 1) * sizeof(T) > spillThresholdBytes()) spill();
-    if (!file_) { mem_.push_back(v); size_++; return; }
+    if (!file_) {
+      // Grown by doubling up to the threshold, not past it: the vector's last doubling would
+      // otherwise hold up to twice the threshold in memory until it spills.
+      if (mem_.size() == mem_.capacity())
+        mem_.reserve(std::min(std::max<size_t>(2 * mem_.capacity(), 16), std::max<size_t>(1, spillThresholdBytes() / sizeof(T))));
+      mem_.push_back(v);
+      size_++;
+      return;
+    }
     Slot& s = slot(size_ / kPageElems, true);
     s.page[size_ % kPageElems] = v;
     s.dirty = true;
@@ -119,10 +127,13 @@ class SpilledVector {
   }
   // Sorts stably by key(element) (a uint64_t). In memory: an order of indices, then a permutation
   // in place. Spilled: runs that fit the threshold are sorted in memory and written to a new
-  // file, then merged a run at a time through a heap (one buffer per run): memory bounded by the
-  // threshold, whatever the length. A vector already in order is only read once.
+  // file, then merged through a heap, at most kMergeFanIn runs at a time (one small buffer per
+  // run), in as many passes as that takes: memory bounded by the threshold whatever the length
+  // (one buffer per run of a 10 M-call log was ~7 MB, and grew with the log). A vector already
+  // in order is only read once. `fanIn`: runs merged at once (tests: 2 makes many passes).
   template <class Key>
-  void sortStably(Key key) {
+  void sortStably(Key key, size_t fanIn = kMergeFanIn) {
+    fanIn = std::max<size_t>(2, fanIn);
     bool sorted = true;
     uint64_t last = 0;
     for (const T& e : *this) {
@@ -150,45 +161,18 @@ class SpilledVector {
         for (const T& v : buf) runs.push_back(v);
       }
     }
-    runs.flush();
-    // The merge: per run its next element; ties go to the earlier run (stable).
-    struct Cursor { size_t next = 0, end = 0, bufAt = 0; std::vector<T> buf; };
-    std::vector<Cursor> cur;
-    for (size_t b = 0; b < size_; b += run) {
-      cur.emplace_back();
-      cur.back().next = b;
-      cur.back().end = std::min(size_, b + run);
+    // Each pass merges groups of fanIn neighbouring runs into one: runs of `run` elements become
+    // runs of run * fanIn, until one is left.
+    while (run < size_) {
+      runs.flush();
+      SpilledVector out;
+      out.spill();
+      for (size_t g = 0; g < size_; g += run * fanIn)
+        mergeRuns(runs, g, std::min(size_, g + run * fanIn), run, key, out);
+      runs = std::move(out);
+      run = run > size_ / fanIn ? size_ : run * fanIn;
     }
-    const size_t chunk = std::max<size_t>(1, kPageElems / 4);
-    auto refill = [&](Cursor& c) {
-      size_t n = std::min(chunk, c.end - c.next);
-      c.buf.resize(n);
-      c.bufAt = 0;
-      if (n) runs.file_->read(uint64_t(c.next) * sizeof(T), c.buf.data(), n * sizeof(T));
-      c.next += n;
-    };
-    std::vector<std::pair<uint64_t, uint32_t>> heap;  // (key, run), smallest on top
-    auto after = [](const auto& x, const auto& y) { return x > y; };
-    for (uint32_t r = 0; r < cur.size(); ++r) {
-      refill(cur[r]);
-      heap.emplace_back(key(cur[r].buf[0]), r);
-    }
-    std::make_heap(heap.begin(), heap.end(), after);
-    SpilledVector out;
-    out.spill();
-    while (!heap.empty()) {
-      std::pop_heap(heap.begin(), heap.end(), after);
-      uint32_t r = heap.back().second;
-      heap.pop_back();
-      Cursor& c = cur[r];
-      out.push_back(c.buf[c.bufAt++]);
-      if (c.bufAt == c.buf.size()) refill(c);
-      if (c.bufAt < c.buf.size()) {
-        heap.emplace_back(key(c.buf[c.bufAt]), r);
-        std::push_heap(heap.begin(), heap.end(), after);
-      }
-    }
-    *this = std::move(out);
+    *this = std::move(runs);
   }
   // Writes the cached pages that changed (before the file is read directly).
   void flush() {
@@ -236,6 +220,7 @@ class SpilledVector {
   // of it at a time.
   static constexpr size_t kPageElems = sizeof(T) >= 65536 ? 1 : 65536 / sizeof(T);
   static constexpr size_t kSlots = 16;
+  static constexpr size_t kMergeFanIn = 256;  // runs merged at once: 256 buffers of 4 KiB
   struct Slot {
     std::unique_ptr<T[]> page;
     size_t index = SIZE_MAX;
@@ -281,6 +266,46 @@ class SpilledVector {
         if (k == i) { mem_[j] = first; break; }
         mem_[j] = mem_[k];
         j = k;
+      }
+    }
+  }
+
+  // Appends to `out` the merge of src's sorted runs of `run` elements in [from, to) (at most
+  // a fan-in of them); of equal keys the earlier run's element first (stable).
+  template <class Key>
+  static void mergeRuns(const SpilledVector& src, size_t from, size_t to, size_t run, Key& key, SpilledVector& out) {
+    struct Cursor { size_t next = 0, end = 0, bufAt = 0; std::vector<T> buf; };
+    std::vector<Cursor> cur;
+    for (size_t b = from; b < to; b += run) {
+      cur.emplace_back();
+      cur.back().next = b;
+      cur.back().end = std::min(to, b + run);
+    }
+    const size_t chunk = std::max<size_t>(1, 4096 / sizeof(T));
+    auto refill = [&](Cursor& c) {
+      size_t n = std::min(chunk, c.end - c.next);
+      c.buf.resize(n);
+      c.bufAt = 0;
+      if (n) src.file_->read(uint64_t(c.next) * sizeof(T), c.buf.data(), n * sizeof(T));
+      c.next += n;
+    };
+    std::vector<std::pair<uint64_t, uint32_t>> heap;  // (key, run), smallest on top
+    auto after = [](const auto& x, const auto& y) { return x > y; };
+    for (uint32_t r = 0; r < cur.size(); ++r) {
+      refill(cur[r]);
+      heap.emplace_back(key(cur[r].buf[0]), r);
+    }
+    std::make_heap(heap.begin(), heap.end(), after);
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), after);
+      uint32_t r = heap.back().second;
+      heap.pop_back();
+      Cursor& c = cur[r];
+      out.push_back(c.buf[c.bufAt++]);
+      if (c.bufAt == c.buf.size()) refill(c);
+      if (c.bufAt < c.buf.size()) {
+        heap.emplace_back(key(c.buf[c.bufAt]), r);
+        std::push_heap(heap.begin(), heap.end(), after);
       }
     }
   }

@@ -256,7 +256,7 @@ void Checker::call(int i, const HostCall& c) {
       int s = stream(c.stream);
       Vc clock = op(s);
       auto info = log_.collectives.find(c.corr);
-      uint64_t n = info != log_.collectives.end() && info->second.nranks > 0 ? uint64_t(info->second.nranks) : 1;
+      uint64_t n = info && info->nranks > 0 ? uint64_t(info->nranks) : 1;
       uint64_t bytes = c.a2 * slog::ncclTypeBytes(uint32_t(c.kind));
       uint64_t sendBytes = bytes, recvBytes = bytes;
       if (c.api == A::ncclAllGather) recvBytes = bytes * n;

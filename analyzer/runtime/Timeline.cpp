@@ -112,6 +112,33 @@ void markQueuedOnlyCopies(ProcessTimeline& t) {
   }
 }
 
+// Logs of older recorders (kCorrelated) name each GPU record's launching call (its external id is
+// the call's corr). Joined by sorting both sides by that id and merging: (op index, call index)
+// by op index. A hash map of the calls by corr cost ~50 bytes a call in memory.
+struct IndexPair {
+  uint64_t key = 0;
+  uint32_t index = 0;
+};
+SpilledVector<IndexPair> callsByExternalId(const ProcessTimeline& t, const SpilledVector<uint64_t>& externalIdOf) {
+  SpilledVector<IndexPair> calls, ops, joined;
+  for (size_t i = 0; i < t.calls.size(); ++i)
+    if (uint64_t corr = t.calls[i].corr) calls.push_back({corr, uint32_t(i)});
+  for (size_t k = 0; k < externalIdOf.size(); ++k)
+    if (uint64_t id = externalIdOf[k]) ops.push_back({id, uint32_t(k)});
+  auto byKey = [](const IndexPair& p) { return p.key; };
+  calls.sortStably(byKey);
+  ops.sortStably(byKey);
+  size_t c = 0;
+  for (const IndexPair& op : ops) {
+    while (c < calls.size() && calls[c].key < op.key) ++c;
+    // Of calls with one corr the last one (as the map kept it).
+    while (c + 1 < calls.size() && calls[c + 1].key == op.key) ++c;
+    if (c < calls.size() && calls[c].key == op.key) joined.push_back({op.index, calls[c].index});
+  }
+  joined.sortStably(byKey);
+  return joined;
+}
+
 void joinByOrder(const ProcessLog& log, ProcessTimeline& t, SpilledVector<Unjoined>& unjoined) {
   constexpr size_t kLookAhead = 32;
   constexpr uint64_t kClockSlackNs = 50000;
@@ -308,18 +335,15 @@ ProcessTimeline TimelineBuilder::finish() {
   // GPU work, on the host clock.
   t.gpuTiming = clockValid_ && activities_ > 0;
   if (t.gpuTiming) {
-    // Only logs whose GPU records name their launching call (kCorrelated, older recorders) need
-    // the index: one entry per call cost ~50 bytes per call at the report's peak.
-    std::unordered_map<uint64_t, int> callByCorr;
-    if (externalIds_)
-      for (size_t i = 0; i < t.calls.size(); ++i)
-        if (t.calls[i].corr) callByCorr[t.calls[i].corr] = int(i);
+    // Only logs whose GPU records name their launching call (kCorrelated, older recorders).
+    SpilledVector<IndexPair> named;  // (op, call) by op
+    if (externalIds_) named = callsByExternalId(t, externalIdsOf_);
     SpilledVector<Unjoined> unjoined;
+    size_t n = 0;
     for (size_t k = 0; k < t.ops.size(); ++k) {
-      uint64_t externalId = externalIdsOf_.empty() ? 0 : externalIdsOf_[k];
       uint32_t correlationId = correlationIds_[k];
-      if (auto it = callByCorr.find(externalId); externalId && it != callByCorr.end())
-        t.ops.update(k, [&](GpuOp& op) { op.call = it->second; });
+      if (n < named.size() && named[n].key == k)
+        t.ops.update(k, [&](GpuOp& op) { op.call = int(named[n++].index); });
       else
         unjoined.push_back(Unjoined{correlationId, uint32_t(k)});
     }

@@ -112,7 +112,7 @@ struct ProcessTimeline {
   };
   std::map<uint32_t, ThreadInfo> threads;
   // NCCL calls' communicator, rank, size and root/peer, by the call's corr (LogReader).
-  std::unordered_map<uint64_t, slog::CollectiveRecord> collectives;
+  CollectiveRecords collectives;
 
   const StreamInfo* stream(uint32_t device, uint32_t id) const;
   uint64_t runNs() const { return endNs > beginNs ? endNs - beginNs : 0; }

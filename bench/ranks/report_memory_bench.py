@@ -2,7 +2,8 @@
 (`slog_tool.py replicate`: every call and GPU record again, shifted in time, fresh correlation
 ids), then run `streamlint report LOG --format F` (json by default) with each binary given, one after the other
 on the same logs, and print wall time, peak RSS (GNU time's %M), bytes per call at the peak, the
-ratios to the first binary and whether the outputs are the same.
+ratios to the first binary and whether the outputs are the same; CPU time (user + system) is
+printed too: on a shared machine its ratio says more than the wall's.
 
     python3 bench/ranks/report_memory_bench.py \
         --log /path/to/nccl1-ddp/vm-497.slog --copies 1 10 100 840 \
@@ -34,15 +35,17 @@ def make_log(base, copies, work):
 
 
 def measure(binary, log, out, fmt):
-    """(wall s, peak RSS KB, CUDA calls read) of `binary report log --format fmt > out`."""
-    with open(out, "w") as f:
-        p = subprocess.run(["/usr/bin/time", "-f", "TIME %e %M", binary, "report", log, "--format", fmt],
+    """(wall s, CPU s, peak RSS KB, CUDA calls read) of `binary report log --format fmt > out`
+    (fmt "summary": `--summary out`, whose file is then compared)."""
+    args = ["--summary", out] if fmt == "summary" else ["--format", fmt]
+    with open(out if fmt != "summary" else os.devnull, "w") as f:
+        p = subprocess.run(["/usr/bin/time", "-f", "TIME %e %U %S %M", binary, "report", log] + args,
                            stdout=f, stderr=subprocess.PIPE, text=True)
     if p.returncode not in (0, 1):
         sys.exit(f"{binary} report {log}: exit {p.returncode}\n{p.stderr}")
-    wall, kb = re.search(r"TIME ([\d.]+) (\d+)", p.stderr).groups()
+    wall, user, system, kb = re.search(r"TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)", p.stderr).groups()
     calls = re.search(r"(\d+) CUDA calls", p.stderr)
-    return float(wall), int(kb), int(calls.group(1)) if calls else 0
+    return float(wall), float(user) + float(system), int(kb), int(calls.group(1)) if calls else 0
 
 
 def main():
@@ -50,24 +53,25 @@ def main():
     ap.add_argument("--log", required=True, help="a real .slog log to replicate")
     ap.add_argument("--copies", type=int, nargs="+", default=[1, 10, 100])
     ap.add_argument("--binary", action="append", required=True, help="NAME=PATH (the first is the base of the ratios)")
-    ap.add_argument("--format", default="json", help="the report's format (text, json, sarif...)")
+    ap.add_argument("--format", default="json", help="the report's format (text, json, sarif...; summary: --summary)")
     ap.add_argument("--work", default="/tmp/sl-report-mem")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     binaries = [b.split("=", 1) for b in a.binary]
-    print("| copies | CUDA calls | binary | wall | peak RSS | bytes/call | wall ratio | RSS ratio | output |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| copies | CUDA calls | binary | wall | CPU | peak RSS | bytes/call | CPU ratio | RSS ratio | output |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for n in a.copies:
         log = make_log(a.log, n, a.work)
         base = None
         for name, path in binaries:
             out = os.path.join(a.work, f"x{n}.{name}.{a.format}")
-            wall, kb, calls = measure(path, log, out, a.format)
+            wall, cpu, kb, calls = measure(path, log, out, a.format)
             same = "—" if base is None else ("same" if filecmp.cmp(base[2], out, shallow=False) else "DIFFERENT")
             if base is None:
-                base = (wall, kb, out)
-            print(f"| {n} | {calls:,} | {name} | {wall:.2f} s | {kb / 1024:.0f} MB | {kb * 1024 / max(calls, 1):.0f} "
-                  f"| {wall / base[0]:.2f} | {kb / base[1]:.2f} | {same} |", flush=True)
+                base = (cpu, kb, out)
+            print(f"| {n} | {calls:,} | {name} | {wall:.2f} s | {cpu:.2f} s | {kb / 1024:.0f} MB "
+                  f"| {kb * 1024 / max(calls, 1):.0f} | {cpu / max(base[0], 0.01):.2f} | {kb / base[1]:.2f} | {same} |",
+                  flush=True)
 
 
 if __name__ == "__main__":

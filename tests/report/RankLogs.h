@@ -36,7 +36,7 @@ struct RankLog : LogBuilder {
     r.nranks = nranks;
     r.corr = c.rec.corr;
     r.comm = comm;
-    log.collectives[r.corr] = r;
+    log.collectives.add(r);
     return i;
   }
   size_t allReduce(uint64_t enterNs, uint32_t line = 50, uint64_t count = 1 << 20, int nranks = 2) {
@@ -92,7 +92,7 @@ inline std::string slogBytes(const ProcessLog& log) {
   }
   for (const auto& c : log.calls) {
     put(&c.rec, sizeof c.rec);
-    if (auto it = log.collectives.find(c.rec.corr); it != log.collectives.end()) put(&it->second, sizeof it->second);
+    if (auto r = log.collectives.find(c.rec.corr)) put(&*r, sizeof *r);
   }
   for (const auto& a : log.activities) put(&a, sizeof a);
   for (const auto& c : log.clocks) put(&c, sizeof c);

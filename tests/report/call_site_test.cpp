@@ -84,3 +84,34 @@ TEST(CallSite, LibraryCodeIsLibrariesNotEverythingUnderOpt) {
   EXPECT_TRUE(sl::runtime::isLibraryCode("/usr/local/cuda/include/cuda_runtime.h"));
   EXPECT_TRUE(sl::runtime::isLibraryCode("<frozen importlib._bootstrap>"));
 }
+
+namespace sl::runtime {
+namespace {
+
+// moduleFor answers from a cache by address: the same answers as a scan of the modules in order
+// (the first that holds the address), also for addresses that share a cache slot, and once a
+// module is added (an address no module held before).
+TEST(ModuleFor, CachedAnswersAreTheScansAnswers) {
+  ProcessLog log;
+  log.modules.push_back(Module{"/usr/lib/libcudart.so", 0x1000, 0x1000, 0x9000});
+  log.modules.push_back(Module{"/home/u/libmine.so", 0x20000, 0x20000, 0x30000});
+  log.modules.push_back(Module{"/usr/lib/overlapping.so", 0x2000, 0x2000, 0x4000});  // inside the first
+  auto scan = [&](uint64_t a) -> const Module* {
+    for (const auto& m : log.modules)
+      if (a >= m.lo && a < m.hi) return &m;
+    return nullptr;
+  };
+  size_t wrong = 0;
+  for (int round = 0; round < 2; ++round)
+    for (uint64_t a = 0; a < 0x40000; a += 0x7f) wrong += log.moduleFor(a) != scan(a);
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_EQ(log.moduleFor(0x35000), nullptr);
+  log.modules.push_back(Module{"/home/u/late.so", 0x34000, 0x34000, 0x36000});  // dlopen'ed later
+  ASSERT_NE(log.moduleFor(0x35000), nullptr);
+  EXPECT_EQ(log.moduleFor(0x35000)->path, "/home/u/late.so");
+  for (uint64_t a = 0; a < 0x40000; a += 0x7f) wrong += log.moduleFor(a) != scan(a);
+  EXPECT_EQ(wrong, 0u);
+}
+
+}  // namespace
+}  // namespace sl::runtime

@@ -52,6 +52,31 @@ TEST(SpilledVector, LongVectorSpillsAndSortsStablyAsStdStableSort) {
   EXPECT_EQ(copy.back().index, 2999999u);
 }
 
+// The merge takes a bounded number of runs at a time (a buffer each), in several passes when
+// there are more: with a fan-in of 2 and 3 each pass must keep equal keys in insertion order.
+TEST(SpilledVector, MergesInSeveralPassesStably) {
+  for (size_t fanIn : {2, 3}) {
+    std::mt19937_64 rng(fanIn);
+    std::vector<Rec> want;
+    SpilledVector<Rec> v;
+    for (uint32_t i = 0; i < 1500000; ++i) {  // 24 MB: 12 runs of 2 MiB
+      Rec r{rng() % 5000, i};
+      want.push_back(r);
+      v.push_back(r);
+    }
+    ASSERT_TRUE(v.spilled());
+    v.sortStably([](const Rec& r) { return r.key; }, fanIn);
+    std::stable_sort(want.begin(), want.end(), [](const Rec& a, const Rec& b) { return a.key < b.key; });
+    ASSERT_EQ(v.size(), want.size());
+    size_t wrong = 0;
+    for (size_t i = 0; i < want.size(); ++i) {
+      Rec r = v[i];
+      wrong += r.key != want[i].key || r.index != want[i].index;
+    }
+    EXPECT_EQ(wrong, 0u) << "fan-in " << fanIn;
+  }
+}
+
 TEST(SpilledVector, ShortVectorStaysInMemory) {
   SpilledVector<Rec> v;
   for (uint32_t i = 0; i < 1000; ++i) v.push_back(Rec{uint64_t(1000 - i), i});
