@@ -28,7 +28,8 @@ if cmp -s "$tmp/out" "$tmp/from-wheel.json"; then passed=$((passed + 1)); else
 # The recorder ships inside the wheel and `run` finds it there (not in the build tree).
 check run 0 env -u SL_INTERPOSER "$tmp/venv/bin/streamlint" run --out "$tmp/logs" -- "$program"
 expect_in run-log "$tmp/err" "1 log in"
-check report 0 "$tmp/venv/bin/streamlint" report "$tmp/logs" --format json
+# A huge threshold: whether a call blocked 100 us depends on the load of the machine (exit 1).
+check report 0 "$tmp/venv/bin/streamlint" report "$tmp/logs" --format json --min-blocking-us 1e12
 expect_in report-json "$tmp/out" '"findings"'
 # --sanitize's Python half (the allocator trace's sitecustomize.py) ships too.
 check run-sanitize 0 env -u SL_INTERPOSER "$tmp/venv/bin/streamlint" run --sanitize --out "$tmp/slogs" -- "$program"
