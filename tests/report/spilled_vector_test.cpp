@@ -15,6 +15,17 @@ struct Rec {
   uint64_t key;
   uint32_t index;
 };
+
+// Sorts `want` as std::stable_sort does and counts the elements of the sorted `v` that differ.
+size_t misplacedAfterStableSort(const SpilledVector<Rec>& v, std::vector<Rec>& want) {
+  std::stable_sort(want.begin(), want.end(), [](const Rec& a, const Rec& b) { return a.key < b.key; });
+  size_t wrong = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    Rec r = v[i];
+    wrong += r.key != want[i].key || r.index != want[i].index;
+  }
+  return wrong;
+}
 }  // namespace
 
 // 3 M records of 16 bytes (48 MB) spill whatever the threshold; keys repeat, so the sort's
@@ -38,14 +49,8 @@ TEST(SpilledVector, LongVectorSpillsAndSortsStablyAsStdStableSort) {
   SpilledVector<Rec> copy(v);
   auto byKey = [](const Rec& r) { return r.key; };
   v.sortStably(byKey);
-  std::stable_sort(want.begin(), want.end(), [](const Rec& a, const Rec& b) { return a.key < b.key; });
   ASSERT_EQ(v.size(), want.size());
-  size_t wrong = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    Rec r = v[i];
-    wrong += r.key != want[i].key || r.index != want[i].index;
-  }
-  EXPECT_EQ(wrong, 0u);
+  EXPECT_EQ(misplacedAfterStableSort(v, want), 0u);
   // The copy was taken before the sort and is a vector of its own.
   EXPECT_EQ(copy[42].key, 7u);
   EXPECT_EQ(copy[42].index, 42u);
@@ -66,14 +71,8 @@ TEST(SpilledVector, MergesInSeveralPassesStably) {
     }
     ASSERT_TRUE(v.spilled());
     v.sortStably([](const Rec& r) { return r.key; }, fanIn);
-    std::stable_sort(want.begin(), want.end(), [](const Rec& a, const Rec& b) { return a.key < b.key; });
     ASSERT_EQ(v.size(), want.size());
-    size_t wrong = 0;
-    for (size_t i = 0; i < want.size(); ++i) {
-      Rec r = v[i];
-      wrong += r.key != want[i].key || r.index != want[i].index;
-    }
-    EXPECT_EQ(wrong, 0u) << "fan-in " << fanIn;
+    EXPECT_EQ(misplacedAfterStableSort(v, want), 0u) << "fan-in " << fanIn;
   }
 }
 
