@@ -118,8 +118,9 @@ std::string baseName(const std::string& p) { return p.substr(p.find_last_of('/')
 
 // What kind of thread made a call that ran none of the user's code: from its name (the recorder's
 // thread records) and its own site.
-std::string threadKind(const Site& own, bool pythonProcess, const std::string& name) {
-  if (name.rfind("pt_autograd", 0) == 0) return "autograd's backward thread " + name;
+std::string threadKind(const Site& own, bool pythonProcess, const ProcessTimeline::ThreadInfo& thread) {
+  const std::string& name = thread.name;
+  if (thread.autograd()) return "autograd's backward thread " + name;
   if (name.find("nccl") != std::string::npos || name.find("NCCL") != std::string::npos)
     return "NCCL's thread " + name;
   if (own.python)
@@ -264,12 +265,9 @@ void HostBlockingSites::Impl::place(SiteMap& out, const std::vector<ProcessTimel
       continue;
     }
     const SourceLoc& at = t->locations[size_t(loc)];
-    std::string name;
-    bool byStart = false;
-    if (auto th = t->threads.find(d.tid); th != t->threads.end()) {
-      name = th->second.name;
-      byStart = th->second.startLoc == loc && !th->second.autograd();
-    }
+    ProcessTimeline::ThreadInfo thread;  // unnamed when the log has no record of it
+    if (auto th = t->threads.find(d.tid); th != t->threads.end()) thread = th->second;
+    const bool byStart = thread.startLoc == loc && !thread.autograd();
     Site& site = out[{at.path, at.line, "<attributed>", own.api}];
     if (site.calls == 0) {
       site = own;
@@ -282,7 +280,7 @@ void HostBlockingSites::Impl::place(SiteMap& out, const std::vector<ProcessTimel
       site.attributed = true;
     }
     const bool pythonProcess = own.python || own.pythonProcessNoFrame;
-    std::string kind = threadKind(own, pythonProcess, name);
+    std::string kind = threadKind(own, pythonProcess, thread);
     std::string made = own.line ? own.path + ":" + std::to_string(own.line) : own.native;
     if (site.madeAt.insert(made).second && own.line && site.madeAtLines.size() < 3)
       site.madeAtLines.push_back({own.path, Loc{own.line, 1}, "the call was made here, on " + kind});

@@ -122,9 +122,6 @@ RankAlignment alignRanks(const std::vector<RankView>& views) {
     if (!refs[v].empty()) heap.emplace_back(refs[v][0].key, v);
   std::make_heap(heap.begin(), heap.end(), after);
   struct Entry {
-    int nranks;
-    InternedString kind;
-    uint64_t count;
     size_t view, index;
     RankCollective c;
   };
@@ -139,7 +136,7 @@ RankAlignment alignRanks(const std::vector<RankView>& views) {
       for (; next[v] < refs[v].size() && refs[v][next[v]].key == key; ++next[v]) {
         size_t i = refs[v][next[v]].index;
         RankCollective c = views[v].collectives[i];
-        group.push_back({c.nranks, c.kind, c.count, v, i, c});
+        group.push_back({v, i, c});
       }
       if (next[v] < refs[v].size()) {
         heap.emplace_back(refs[v][next[v]].key, v);
@@ -147,11 +144,12 @@ RankAlignment alignRanks(const std::vector<RankView>& views) {
       }
     }
     std::stable_sort(group.begin(), group.end(), [](const Entry& x, const Entry& y) {
-      return std::tie(x.nranks, x.kind.str(), x.count, x.view, x.index) < std::tie(y.nranks, y.kind.str(), y.count, y.view, y.index);
+      return std::tie(x.c.nranks, x.c.kind.str(), x.c.count, x.view, x.index) <
+             std::tie(y.c.nranks, y.c.kind.str(), y.c.count, y.view, y.index);
     });
     for (size_t b = 0, e = 0; b < group.size(); b = e) {
-      for (e = b + 1; e < group.size() && group[e].nranks == group[b].nranks && group[e].kind == group[b].kind &&
-                      group[e].count == group[b].count; ++e) {}
+      for (e = b + 1; e < group.size() && group[e].c.nranks == group[b].c.nranks &&
+                      group[e].c.kind == group[b].c.kind && group[e].c.count == group[b].c.count; ++e) {}
       if (e - b < 2) { a.unaligned += e - b; continue; }
       AlignedCollective ac;
       ac.membersAt = a.members.size();
