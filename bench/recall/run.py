@@ -182,9 +182,12 @@ def context_dir(git_dir, rev, path, context):
     """The directory analysed with the file: None (the file alone), its directory (package),
     or the outermost directory of the chain of packages holding it (root: `torchao/` for
     `torchao/prototype/moe/kernels/quant.py`, its directory when it is in no package), so that
-    callers in sibling packages are analysed too."""
+    callers in sibling packages are analysed too, or the whole repository (repo: its Python
+    files, as `streamlint check .` at the root of a clone sees them)."""
     if context == "file":
         return None
+    if context == "repo":
+        return "."
     directory = os.path.dirname(path)
     if context == "root":
         top = directory
@@ -204,9 +207,11 @@ def materialise(git_dir, rev, path, dest, context):
     os.makedirs(os.path.dirname(target), exist_ok=True)
     directory = context_dir(git_dir, rev, path, context)
     if directory is not None:
-        data = git(git_dir, "archive", "--format=tar", rev, "--", directory, binary=True)
+        # The whole repository: its Python files only (a mirror may lack large binary blobs).
+        spec = ":(glob)**/*.py" if context == "repo" else directory
+        data = git(git_dir, "archive", "--format=tar", rev, "--", spec, binary=True)
         # A package root may hold C++ extensions: the rows are Python, so only Python is taken.
-        only = ["--wildcards", "*.py"] if context == "root" else []
+        only = ["--wildcards", "*.py"] if context in ("root", "repo") else []
         p = subprocess.run(["tar", "-x", "-C", dest, *only], input=data, capture_output=True)
         if p.returncode != 0:
             raise BadInput(f"tar of {rev}:{directory}: {p.stderr.decode(errors='replace').strip()}")
@@ -336,9 +341,9 @@ def main(argv=None):
     ap.add_argument("--streamlint", default=os.path.join("build", "bin", "streamlint"),
                     help="the binary (default: build/bin/streamlint, relative to the working directory)")
     ap.add_argument("--fixes", default=os.path.join(HERE, "fixes.tsv"))
-    ap.add_argument("--context", choices=["file", "package", "root"], default="file",
-                    help="analyse the file alone, its whole directory, or the outermost package "
-                         "holding it, at each revision")
+    ap.add_argument("--context", choices=["file", "package", "root", "repo"], default="file",
+                    help="analyse the file alone, its whole directory, the outermost package "
+                         "holding it, or the repository's Python files, at each revision")
     ap.add_argument("--window", type=int, default=8, help="lines either side of the changed lines")
     ap.add_argument("--rows", default="", help="only these row numbers, e.g. 1,4,7")
     ap.add_argument("--md", help="also write the markdown table to this file")
