@@ -299,3 +299,23 @@ TEST(PythonFrontend, ForwardInputsReadAsTensors) {
   EXPECT_TRUE(contains(d, "11:12 host-sync scope=0 on=the current stream api=Tensor.item sync=value-read reads=q confidence=medium\n")) << d;
   EXPECT_TRUE(contains(d, "13:10 host-sync scope=0 on=the current stream api=kv_cache[].item sync=value-read confidence=low")) << d;
 }
+
+// `acc += cuda_value` computes the sum on the GPU like `acc + cuda_value`, and `acc` holds a
+// CUDA tensor from then on (recall row: fairseq2 c7bb1387, `self.stats += torch.tensor(s,
+// device=self.device)` per sentence: the loop queues GPU work, not only uploads).
+TEST(PythonFrontend, AugmentedAssignmentOfCudaValue) {
+  std::string d = lower(
+      "import torch\n"
+      "def f(xs, stats):\n"
+      "  total = 0.0\n"
+      "  for x in xs:\n"
+      "    stats += torch.tensor(x, device='cuda')\n"   // 5
+      "    total += torch.ones(1, device='cuda')\n"      // 6
+      "  n = 0\n"
+      "  n += len(xs)\n"                                 // 8
+      "  return total.item()\n");                        // 9
+  EXPECT_TRUE(contains(d, "5:5 work scope=1 on=the current stream api=augmented-assignment writes=stats")) << d;
+  EXPECT_TRUE(contains(d, "6:5 work scope=1 on=the current stream api=augmented-assignment writes=total")) << d;
+  EXPECT_FALSE(contains(d, "8:3 work")) << d;
+  EXPECT_TRUE(contains(d, "9:10 host-sync scope=0 on=the current stream api=Tensor.item sync=value-read reads=total")) << d;
+}

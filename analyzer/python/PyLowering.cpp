@@ -157,6 +157,15 @@ void Lowerer::lowerStatement(TSNode s) {
         if (lhs.fact.kind == Kind::CudaTensor) {
           auto& e = emitWork(c, {lhs, rhs}, "augmented-assignment");
           e.writes.push_back(lhs.path);
+        } else if (rhs.fact.kind == Kind::CudaTensor && lhs.fact.kind == Kind::Unknown) {
+          // `self.stats += torch.tensor(s, device=dev)`, `total += loss`: the sum is computed
+          // on the GPU like `a + b` (a number plus a CUDA tensor is a CUDA tensor), and the
+          // name holds it from here on.
+          auto& e = emitWork(c, {lhs, rhs}, "augmented-assignment");
+          if (!lhs.path.empty()) {
+            e.writes.push_back(lhs.path);
+            env_[lhs.path] = cudaFrom(rhs.fact).fact;
+          }
         }
       } else eval(c);
     }

@@ -479,3 +479,14 @@ class CachedAttentionIntIndex(nn.Module):
         steps = self.schedule(steps)
         thres = float(cfg["thres"].item())
         return q.split(sizes), steps.item(), thres * step.item()
+
+
+# The fix of ChrfStats (bad.py): sum the statistics on the host, upload once per batch.
+class ChrfStatsOnce(Metric):
+    def __init__(self, device=None):
+        super().__init__(device=device)
+        self._add_state("stats", torch.zeros(6, device=device))
+
+    def update(self, all_stats):
+        total = [sum(col) for col in zip(*all_stats)]
+        self.stats += torch.tensor(total, device="cuda")
