@@ -266,20 +266,27 @@ static TSNode chainRoot(TSNode n) {
 
 void Lowerer::moduleInputs(TSNode at) {
   moduleForward_ = true;
-  // Inputs written through in the body (`kv_cache["k"][:, a:b] = k`, `state["n"] += 1`).
+  // Inputs written through in the body (`kv_cache["k"][:, a:b] = k`, `state["n"] += 1`):
+  // statements only, never into expressions (cheap: forward bodies are long).
   std::vector<TSNode> todo{field(at, "body")};
   while (!todo.empty()) {
     TSNode n = todo.back();
     todo.pop_back();
     if (ts_node_is_null(n)) continue;
-    if (is(n, "assignment") || is(n, "augmented_assignment")) {
-      TSNode left = field(n, "left");
-      if (is(left, "subscript")) {
-        TSNode r = chainRoot(left);
-        if (!ts_node_is_null(r)) updatedInputs_.insert(std::string(text(r, mc_.src)));
+    for (TSNode c : NamedChildren(n)) {
+      if (is(c, "assignment") || is(c, "augmented_assignment")) {
+        TSNode left = field(c, "left");
+        if (is(left, "subscript")) {
+          TSNode r = chainRoot(left);
+          if (!ts_node_is_null(r)) updatedInputs_.insert(std::string(text(r, mc_.src)));
+        }
+      } else if (is(c, "block") || is(c, "expression_statement") || is(c, "if_statement") ||
+                 is(c, "elif_clause") || is(c, "else_clause") || is(c, "for_statement") ||
+                 is(c, "while_statement") || is(c, "with_statement") || is(c, "try_statement") ||
+                 is(c, "except_clause") || is(c, "finally_clause")) {
+        todo.push_back(c);
       }
     }
-    for (TSNode c : NamedChildren(n)) todo.push_back(c);
   }
   for (const auto& p : fn_.params) {
     auto it = env_.find(p);
