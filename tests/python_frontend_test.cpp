@@ -269,3 +269,53 @@ TEST(PythonFrontend, ClosuresCalledPerIterationOrPerStep) {
   EXPECT_TRUE(contains(d, "function M.forward.check @14 hot=called every step from `forward()`, nn.Module.forward")) << d;
   EXPECT_TRUE(contains(d, "function M.forward.maybe @16\n")) << d;
 }
+
+// An input of an nn.Module's forward that the body reads as a tensor (`.item()`, a tensor
+// method) is on the module's device like an annotated one: medium confidence. An entry of an
+// input container only when forward writes into it (a KV cache, not a dict of settings); not
+// once the name is rebound, not for `*_cpu` names or `int` annotations, not outside forward
+// (recall row: FastVideo 959dbcc8, `kv_cache["local_end_index"].item()` every forward).
+TEST(PythonFrontend, ForwardInputsReadAsTensors) {
+  std::string d = lower(
+      "import torch\n"
+      "class Attn(torch.nn.Module):\n"
+      "  def forward(self, q, kv_cache=None, lens_cpu=None, ids=None, cfg=None, step: int = 0):\n"
+      "    end = kv_cache['end'].item()\n"             // 4
+      "    n = lens_cpu.tolist()\n"                      // 5
+      "    ids = self.embed(ids)\n"
+      "    m = ids.item()\n"                             // 7
+      "    t = cfg['thres'].item()\n"                    // 8
+      "    kv_cache['k'][:, end:] = q\n"
+      "    s = step.item()\n"                            // 10
+      "    return q.item()\n"                            // 11
+      "def helper(kv_cache):\n"
+      "  return kv_cache['end'].item()\n"                // 13
+      "X = torch.zeros(1, device='cuda')\n");
+  EXPECT_TRUE(contains(d, "4:11 host-sync scope=0 on=the current stream api=Tensor.item sync=value-read reads=kv_cache[] confidence=medium\n")) << d;
+  EXPECT_TRUE(contains(d, "5:9 host-sync scope=0 on=the current stream api=lens_cpu.tolist sync=value-read confidence=low")) << d;
+  EXPECT_TRUE(contains(d, "7:9 host-sync scope=0 on=the current stream api=ids.item sync=value-read confidence=low")) << d;
+  EXPECT_TRUE(contains(d, "8:9 host-sync scope=0 on=the current stream api=cfg[].item sync=value-read confidence=low")) << d;
+  EXPECT_TRUE(contains(d, "10:9 host-sync scope=0 on=the current stream api=step.item sync=value-read confidence=low")) << d;
+  EXPECT_TRUE(contains(d, "11:12 host-sync scope=0 on=the current stream api=Tensor.item sync=value-read reads=q confidence=medium\n")) << d;
+  EXPECT_TRUE(contains(d, "13:10 host-sync scope=0 on=the current stream api=kv_cache[].item sync=value-read confidence=low")) << d;
+}
+
+// `acc += cuda_value` computes the sum on the GPU like `acc + cuda_value`, and `acc` holds a
+// CUDA tensor from then on (recall row: fairseq2 c7bb1387, `self.stats += torch.tensor(s,
+// device=self.device)` per sentence: the loop queues GPU work, not only uploads).
+TEST(PythonFrontend, AugmentedAssignmentOfCudaValue) {
+  std::string d = lower(
+      "import torch\n"
+      "def f(xs, stats):\n"
+      "  total = 0.0\n"
+      "  for x in xs:\n"
+      "    stats += torch.tensor(x, device='cuda')\n"   // 5
+      "    total += torch.ones(1, device='cuda')\n"      // 6
+      "  n = 0\n"
+      "  n += len(xs)\n"                                 // 8
+      "  return total.item()\n");                        // 9
+  EXPECT_TRUE(contains(d, "5:5 work scope=1 on=the current stream api=augmented-assignment writes=stats")) << d;
+  EXPECT_TRUE(contains(d, "6:5 work scope=1 on=the current stream api=augmented-assignment writes=total")) << d;
+  EXPECT_FALSE(contains(d, "8:3 work")) << d;
+  EXPECT_TRUE(contains(d, "9:10 host-sync scope=0 on=the current stream api=Tensor.item sync=value-read reads=total")) << d;
+}

@@ -219,7 +219,11 @@ Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a)
   }
   if (recv.fact.kind == Kind::Unknown && !recv.path.empty()) {
     if (method == "cuda" || method == "to") return toDevice(recv, method, a);
-    if (isTensorOnlyMethod(method)) asTensor(recv, a.call, "calls ." + std::string(method) + "(), a tensor method");
+    if (isTensorOnlyMethod(method)) usedAsTensor(recv, a.call, "calls ." + std::string(method) + "(), a tensor method");
+    // `.item()`/`.tolist()`/`.cpu()` of an input of an nn.Module's forward: a tensor read on
+    // the host (numbers and lists have no such methods), on the module's device.
+    else if (forwardInput(recv.path) && (lookupTensorMethod(method) == Method::ValueRead || method == "cpu"))
+      usedAsTensor(recv, a.call, "calls ." + std::string(method) + "()");
     if (recv.fact.kind == Kind::Unknown) {
       // `.item()`, `.tolist()`, `.cpu()`, `x.synchronize()` of something unknown: perhaps a
       // wait for the GPU. Low confidence (hidden by default) — but enough that a timer after

@@ -3,6 +3,7 @@
 // a link to the value's chain of reasons and never raises confidence above what the use proves:
 // "a tensor" (tensor-only method, torch op argument) is low; "on the GPU" (used on a side
 // stream, output of a module on the GPU or of a module given CUDA inputs) is medium.
+#include <algorithm>
 #include <cctype>
 
 #include "python/PyLowering.h"
@@ -29,6 +30,34 @@ void Lowerer::asTensor(Value& v, TSNode at, const std::string& why) {
   v.fact.conf = Confidence::Low;
   v.fact.why = because(nullptr, locOf(at), "'" + v.path + "' " + why + "; its device is not known");
   env_[v.path] = v.fact;
+}
+
+void Lowerer::usedAsTensor(Value& v, TSNode at, const std::string& why) {
+  if (!forwardInput(v.path)) return asTensor(v, at, why);
+  if (v.fact.kind != Kind::Unknown || !v.canonical.empty() || !mc_.touchesCuda) return;
+  // Like a tensor-annotated input of forward (moduleInputs): the use says "a tensor", the
+  // function says where it lives.
+  v.fact = Fact{};
+  v.fact.kind = Kind::CudaTensor;
+  v.fact.conf = Confidence::Medium;
+  const std::string root = rootOf(v.path);
+  std::string from = fn_.hotViaCaller ? "a parameter of `" + fn_.name.substr(fn_.name.rfind('.') + 1) + "()`, " + fn_.hot
+                                      : "an input of " + className_ + ".forward";
+  if (root != v.path) from = "'" + root + "', " + from + ", which the function updates in place";
+  v.fact.why = because(nullptr, locOf(at), "'" + v.path + "' " + why + ", and it is read from " + from +
+                                               ": the module's inputs are on its device");
+  env_[v.path] = v.fact;
+}
+
+bool Lowerer::forwardInput(const std::string& path) const {
+  if (!moduleForward_ || cpuFunction_ || path.empty()) return false;
+  std::string root = rootOf(path);
+  if (root == "self" || bound_.count(root) || nonTensorParams_.count(root)) return false;  // rebound, `int`
+  if (root.find("cpu") != std::string::npos || root.find("host") != std::string::npos) return false;
+  if (std::find(fn_.params.begin(), fn_.params.end(), root) == fn_.params.end()) return false;
+  // An entry of an input container (`cache["end"]`) only when forward writes into that
+  // container: state the module keeps with its tensors (a KV cache), not a bag of settings.
+  return root == path || updatedInputs_.count(root) > 0;
 }
 
 // A low-confidence tensor used the way only GPU tensors are: medium from here on, with `reason`
@@ -229,7 +258,36 @@ Value Lowerer::deviceResult(const CallArgs& a, std::string_view callee) {
 
 // A module's forward runs on the module's device: in code that uses CUDA, its tensor inputs
 // are on the GPU.
+// The innermost name of a subscript/attribute chain (`cache["k"][:, i]` -> `cache`), or null.
+static TSNode chainRoot(TSNode n) {
+  while (is(n, "subscript") || is(n, "attribute")) n = field(n, is(n, "subscript") ? "value" : "object");
+  return is(n, "identifier") ? n : TSNode{};
+}
+
 void Lowerer::moduleInputs(TSNode at) {
+  moduleForward_ = true;
+  // Inputs written through in the body (`kv_cache["k"][:, a:b] = k`, `state["n"] += 1`):
+  // statements only, never into expressions (cheap: forward bodies are long).
+  std::vector<TSNode> todo{field(at, "body")};
+  while (!todo.empty()) {
+    TSNode n = todo.back();
+    todo.pop_back();
+    if (ts_node_is_null(n)) continue;
+    for (TSNode c : NamedChildren(n)) {
+      if (is(c, "assignment") || is(c, "augmented_assignment")) {
+        TSNode left = field(c, "left");
+        if (is(left, "subscript")) {
+          TSNode r = chainRoot(left);
+          if (!ts_node_is_null(r)) updatedInputs_.insert(std::string(text(r, mc_.src)));
+        }
+      } else if (is(c, "block") || is(c, "expression_statement") || is(c, "if_statement") ||
+                 is(c, "elif_clause") || is(c, "else_clause") || is(c, "for_statement") ||
+                 is(c, "while_statement") || is(c, "with_statement") || is(c, "try_statement") ||
+                 is(c, "except_clause") || is(c, "finally_clause")) {
+        todo.push_back(c);
+      }
+    }
+  }
   for (const auto& p : fn_.params) {
     auto it = env_.find(p);
     if (it == env_.end() || it->second.kind != Kind::CudaTensor || it->second.conf != Confidence::Low) continue;

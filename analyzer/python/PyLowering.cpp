@@ -66,6 +66,21 @@ static bool annotationIsTensor(std::string_view t) {
          t == "Optional[Tensor]" || t == "torch.Tensor | None" || t == "Tensor | None";
 }
 
+// An annotation of Python numbers or strings (`int`, `Optional[float]`, `List[int]`,
+// `Dict[str, int]`), with no tensor in it.
+static bool annotationIsScalar(std::string_view t) {
+  if (t.find("Tensor") != std::string_view::npos) return false;
+  for (std::string_view w : {"int", "float", "bool", "str"}) {
+    for (size_t at = t.find(w); at != std::string_view::npos; at = t.find(w, at + 1)) {
+      auto wordChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+      bool startOk = at == 0 || !wordChar(t[at - 1]);
+      bool endOk = at + w.size() == t.size() || !wordChar(t[at + w.size()]);
+      if (startOk && endOk) return true;
+    }
+  }
+  return false;
+}
+
 void Lowerer::lowerParameters(TSNode params) {
   for (TSNode p : NamedChildren(params)) {
     TSNode nameNode = p;
@@ -81,6 +96,8 @@ void Lowerer::lowerParameters(TSNode params) {
     bool hostByName = name.find("cpu") != std::string::npos || name.find("host") != std::string::npos;
     // An annotation says "a tensor", not where it lives: a low-confidence guess in a file that
     // touches CUDA, promoted when the body uses it on the GPU; nothing in CPU-only files.
+    // `cur_iter: int`, `sizes: List[int]`: whatever the body does with it, not a tensor.
+    if (!ts_node_is_null(type) && annotationIsScalar(text(type, mc_.src))) nonTensorParams_.insert(name);
     if (!ts_node_is_null(type) && annotationIsTensor(text(type, mc_.src))) {
       if (hostByName) env_[name] = Fact{Kind::HostTensor};
       else if (mc_.touchesCuda) {
@@ -140,6 +157,15 @@ void Lowerer::lowerStatement(TSNode s) {
         if (lhs.fact.kind == Kind::CudaTensor) {
           auto& e = emitWork(c, {lhs, rhs}, "augmented-assignment");
           e.writes.push_back(lhs.path);
+        } else if (rhs.fact.kind == Kind::CudaTensor && lhs.fact.kind == Kind::Unknown) {
+          // `self.stats += torch.tensor(s, device=dev)`, `total += loss`: the sum is computed
+          // on the GPU like `a + b` (a number plus a CUDA tensor is a CUDA tensor), and the
+          // name holds it from here on.
+          auto& e = emitWork(c, {lhs, rhs}, "augmented-assignment");
+          if (!lhs.path.empty()) {
+            e.writes.push_back(lhs.path);
+            env_[lhs.path] = cudaFrom(rhs.fact).fact;
+          }
         }
       } else eval(c);
     }

@@ -97,7 +97,8 @@ class Lowerer {
   // What a function nested in this one can call by short name: this function's closures and
   // the ones it sees itself.
   std::unordered_map<std::string, std::string> closures() const;
-  // In `forward` of an nn.Module: tensor parameters are the module's inputs, on its device.
+  // In `forward` of an nn.Module: tensor parameters are the module's inputs, on its device;
+  // so are parameters the body uses as tensors (`x.item()`, `cache["end"].item()`).
   void moduleInputs(TSNode at);
   // Positional parameter `index` is given a CUDA tensor by per-step code of another module
   // (python/PythonFrontend.h CallerInputs): an annotated tensor there is on the GPU (medium).
@@ -127,6 +128,12 @@ class Lowerer {
   // Every scope enclosing the current one is a branch on the arguments (or the body itself).
   bool onlyArgumentBranches() const;
   bool leavesUnlessGuard(TSNode s) const;
+  // `path` reads an input of this nn.Module.forward that the body never rebinds (`x`,
+  // `cache["end"]`, `batch.ids`): whatever of it is a tensor came in on the module's device.
+  bool forwardInput(const std::string& path) const;
+  // `v` calls a tensor method (or reads itself on the host): a tensor of unknown device, or of
+  // the module's device when it is read from an input of forward (forwardInput).
+  void usedAsTensor(Value& v, TSNode at, const std::string& why);
   void condition(TSNode cond);
 
   // expressions (PyExpr.cpp)
@@ -202,6 +209,9 @@ class Lowerer {
   std::unordered_set<std::string> nested_;     // functions defined in this one (closures)
   std::unordered_map<std::string, std::string> outerClosures_;  // siblings and outer closures
   bool cpuFunction_ = false;                   // named like CPU code (`*_cpu`, `cpu_*`)
+  bool moduleForward_ = false;                 // `forward` of an nn.Module (moduleInputs)
+  std::unordered_set<std::string> nonTensorParams_;  // annotated `int`, `str`, `List[int]`...
+  std::unordered_set<std::string> updatedInputs_;    // inputs written through (`cache["k"][i] = x`)
   int cpuBranch_ = 0;                          // inside `if device.type == "cpu":` arms
 };
 

@@ -367,3 +367,28 @@ class SkipOnOverflow(nn.Module):
 
         skip = overflowed()
         return x if skip else x * 2
+
+
+# An input of forward that the body reads as a tensor came in on the module's device, like an
+# annotated one: a KV cache's end index kept as a CUDA scalar is read every forward (FastVideo
+# 959dbcc8).
+class CachedAttention(nn.Module):
+    def forward(self, q, k, kv_cache=None):
+        if kv_cache is None:
+            return q
+        end = kv_cache["end"].item()  # expect: SL302
+        kv_cache["k"][:, end : end + k.shape[1]] = k
+        return q
+
+
+# An upload added into an accumulator is GPU work in the loop (`acc += t` runs on the GPU like
+# `acc + t`): each blocking copy waits for the previous add, per sentence (fairseq2 c7bb1387,
+# chrF statistics; the accumulator is registered state of unknown device).
+class ChrfStats(Metric):
+    def __init__(self, device=None):
+        super().__init__(device=device)
+        self._add_state("stats", torch.zeros(6, device=device))
+
+    def update(self, all_stats):
+        for stats in all_stats:
+            self.stats += torch.tensor(stats, device="cuda")  # expect: SL302

@@ -462,3 +462,31 @@ class MaybeChecked(nn.Module):
             if overflowed():
                 return x
         return table() * 2
+
+
+# The fix keeps the KV cache's end index a Python int (no tensor read); a forward input named
+# for the host (`lengths_cpu`), annotated as a number (`step: int`) or rebound from another
+# value is not taken as on the GPU, nor an entry of an input dict that forward only reads
+# (settings passed as scalar tensors, NeMo's clustering `param_dict`).
+class CachedAttentionIntIndex(nn.Module):
+    def forward(self, q, k, kv_cache=None, lengths_cpu=None, steps=None, cfg=None, step: int = 0):
+        if kv_cache is None:
+            return q
+        end = kv_cache["end"]
+        kv_cache["k"][:, end : end + k.shape[1]] = k
+        kv_cache["end"] = end + k.shape[1]
+        sizes = lengths_cpu.tolist()
+        steps = self.schedule(steps)
+        thres = float(cfg["thres"].item())
+        return q.split(sizes), steps.item(), thres * step.item()
+
+
+# The fix of ChrfStats (bad.py): sum the statistics on the host, upload once per batch.
+class ChrfStatsOnce(Metric):
+    def __init__(self, device=None):
+        super().__init__(device=device)
+        self._add_state("stats", torch.zeros(6, device=device))
+
+    def update(self, all_stats):
+        total = [sum(col) for col in zip(*all_stats)]
+        self.stats += torch.tensor(total, device="cuda")
