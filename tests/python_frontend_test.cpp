@@ -2,6 +2,7 @@
 #include <map>
 
 #include "model/ModelDump.h"
+#include "python/PyConfigAttrs.h"
 #include "python/PythonFrontend.h"
 
 namespace {
@@ -268,4 +269,83 @@ TEST(PythonFrontend, ClosuresCalledPerIterationOrPerStep) {
   EXPECT_TRUE(contains(d, "function run.send_all @5\n")) << d;
   EXPECT_TRUE(contains(d, "function M.forward.check @14 hot=called every step from `forward()`, nn.Module.forward")) << d;
   EXPECT_TRUE(contains(d, "function M.forward.maybe @16\n")) << d;
+}
+
+// `for a, b in zip(xs, ys)` binds each target to its iterable's element in comprehensions as in
+// `for` statements; a local of unknown device indexed by a GPU tensor is on the GPU (session 11,
+// trl fdb228cf).
+TEST(PythonFrontend, ZipPartsAndIndicesOnTheGpu) {
+  std::string d = lower(
+      "import torch\n"
+      "def f(ids, n):\n"
+      "  mask = torch.ones(n, 4, device='cuda').bool()\n"
+      "  a = [m.sum().item() for i, m in enumerate(mask)]\n"      // 4
+      "  b = [c[m].tolist() for c, m in zip(ids, mask)]\n"        // 5
+      "  c = [len(c) for c, m in zip(ids, range(n))]\n"           // 6
+      "  d = [x[k].tolist() for x, k in zip(ids, range(n))]\n");  // 7
+  EXPECT_TRUE(contains(d, "4:8 host-sync")) << d;
+  EXPECT_TRUE(contains(d, "5:8 host-sync")) << d;
+  EXPECT_TRUE(contains(d, "api=Tensor.tolist sync=value-read confidence=medium")) << d;
+  EXPECT_FALSE(contains(d, "6:8 host-sync")) << d;
+  EXPECT_TRUE(contains(d, "api=x[].tolist sync=value-read confidence=low")) << d;  // an int index says nothing
+}
+
+// `self.X` set in `__init__` only is configuration: a branch on it is decided per
+// configuration, like one on the arguments (session 11, litgpt 47806045).
+TEST(PythonFrontend, ConfigurationAttributesDecideArms) {
+  sl::SourceFile file("t.py",
+                      "import torch\n"
+                      "class Pad(torch.nn.Module):\n"
+                      "  def __init__(self, enable):\n"
+                      "    self.enable, self.r = enable, 4\n"
+                      "    self.cache = None\n"
+                      "    self.merged = False\n"
+                      "    self.steps = 0\n"
+                      "  def merge(self):\n"
+                      "    self.merged = True\n"
+                      "  def f(self, x):\n"  // 10
+                      "    if all(self.enable):\n"
+                      "      return x\n"
+                      "    return x.sum()\n"
+                      "  def g(self, x):\n"  // 14
+                      "    if self.cache is not None:\n"
+                      "      return self.cache\n"
+                      "    self.cache = x.sum()\n"
+                      "  def h(self, x):\n"  // 18
+                      "    if self.merged:\n"
+                      "      return x\n"
+                      "    return x.sum()\n"
+                      "  def k(self, x):\n"  // 22
+                      "    self.steps += 1\n"
+                      "    if self.steps > 3 and self.r > 2:\n"
+                      "      return x\n"
+                      "    return x.sum()\n");
+  std::vector<sl::Finding> diags;
+  auto m = sl::py::lowerPython(file, diags);
+  EXPECT_EQ(m.find("Pad.f")->firstInnerReturn, 0u);
+  EXPECT_EQ(m.find("Pad.g")->firstInnerReturn, 16u);  // a cache filled elsewhere
+  EXPECT_EQ(m.find("Pad.h")->firstInnerReturn, 20u);  // written by merge()
+  EXPECT_EQ(m.find("Pad.k")->firstInnerReturn, 25u);  // a counter
+}
+
+TEST(PythonFrontend, ConfigurationAttributeWrites) {
+  auto config = [](const std::string& body, const char* attr) {
+    std::string src = "class C:\n  def __init__(self):\n    self.a = 1\n    self.cfg = 2\n    self.buf = []\n" + body;
+    sl::py::ConfigAttrs c;
+    c.addInit("C", 10, uint32_t(src.find("\n", src.find("self.buf"))));
+    return c.isConfig(src, "C", attr);
+  };
+  EXPECT_TRUE(config("  def f(self):\n    return self.a == 1 or self.ab\n", "a"));
+  EXPECT_TRUE(config("  def f(self):\n    return self.a <= 1, self.a >= 2, self.a != 3\n", "a"));
+  EXPECT_FALSE(config("  def f(self):\n    self.a = 2\n", "a"));
+  EXPECT_FALSE(config("  def f(self):\n    self.a += 2\n", "a"));
+  EXPECT_FALSE(config("  def f(self):\n    self.a //= 2\n", "a"));
+  EXPECT_FALSE(config("  def f(self):\n    self.b, self.a = 1, 2\n", "a"));
+  EXPECT_FALSE(config("  def f(self):\n    self.a, self.b = 1, 2\n", "a"));
+  EXPECT_FALSE(config("  def f(self):\n    self.cfg.flag = False\n", "cfg"));
+  EXPECT_FALSE(config("  def f(self):\n    self.cfg[k] = False\n", "cfg"));
+  EXPECT_FALSE(config("  def f(self):\n    self.buf.append(3)\n", "buf"));
+  EXPECT_FALSE(config("  def f(self):\n    del self.a\n", "a"));
+  EXPECT_FALSE(config("  def f(self):\n    return 1\n", "missing"));  // never set in __init__
+  EXPECT_TRUE(config("  def f(self):\n    self.cfg.flag == 1\n    g(self.buf[0])\n", "cfg"));
 }

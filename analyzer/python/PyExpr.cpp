@@ -196,8 +196,8 @@ Value Lowerer::eval(TSNode e) {
   bool comprehension = !std::strcmp(t, "list_comprehension") || !std::strcmp(t, "generator_expression") ||
                        !std::strcmp(t, "set_comprehension") || !std::strcmp(t, "dictionary_comprehension");
   if (!std::strcmp(t, "for_in_clause")) {  // iterating a CUDA tensor yields CUDA tensors
-    Value r = eval(field(e, "right"));
-    bind(field(e, "left"), isCuda(r) ? cudaFrom(r.fact) : Value{});
+    Iteration it = iterationOf(field(e, "right"));
+    if (!bindParts(field(e, "left"), it)) bind(field(e, "left"), isCuda(it.iterable) ? cudaFrom(it.iterable.fact) : Value{});
     return {};
   }
   Value last;
@@ -209,9 +209,9 @@ Value Lowerer::eval(TSNode e) {
     for (TSNode c : NamedChildren(e)) {
       if (is(c, "for_in_clause") && first) {
         first = false;
-        Value r = eval(field(c, "right"));
+        Iteration it = iterationOf(field(c, "right"));
         saved = pushScope(model::ScopeKind::Loop, e);
-        bind(field(c, "left"), isCuda(r) ? cudaFrom(r.fact) : Value{});
+        if (!bindParts(field(c, "left"), it)) bind(field(c, "left"), isCuda(it.iterable) ? cudaFrom(it.iterable.fact) : Value{});
       } else if (is(c, "for_in_clause") || is(c, "if_clause")) {
         eval(c);
       }
@@ -280,6 +280,7 @@ Value Lowerer::evalSubscript(TSNode e) {
   }
   if (base.fact.kind == Kind::StreamContainer)
     return Value{Fact{Kind::Stream, StreamRef::side(base.path + "[]")}, base.path + "[]", "", false};
+  indexedOnGpu(base, idx, e);
   if (isCuda(base)) {
     // Basic indexing (ints, slices) is a view: no kernel. Indexing with a tensor gathers on
     // the GPU; a boolean mask sizes its output from the data, so the host waits (like nonzero).

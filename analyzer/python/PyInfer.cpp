@@ -251,4 +251,27 @@ bool Lowerer::loopBound(const std::string& path) const {
   return !path.empty() && loopBound_.count(rootOf(path)) > 0;
 }
 
+// `c[m]` with `m` on the GPU: torch indexes a tensor only with indices on the CPU or on the
+// tensor's own device, so a local of unknown device indexed by a GPU tensor is on the GPU
+// (`for c, m in zip(ids, mask.bool()): c[m].tolist()`). As sure as the index, at most medium;
+// only for a plain local name (an attribute or container entry may be a dict keyed by it).
+void Lowerer::indexedOnGpu(Value& base, const Value& idx, TSNode at) {
+  if (!isCuda(idx) || idx.fact.conf < Confidence::Medium || base.path.empty() ||
+      base.path.find_first_of(".[") != std::string::npos || base.path == "self")
+    return;
+  if (base.fact.kind == Kind::CudaTensor && base.fact.conf >= Confidence::Medium) return;
+  if (base.fact.kind != Kind::Unknown && base.fact.kind != Kind::CudaTensor) return;
+  if (!mc_.imports.canonical(base.path).empty()) return;  // a module or library name
+  const std::string reason = "'" + base.path + "' is indexed by the GPU tensor '" + (idx.path.empty() ? "..." : idx.path) +
+                             "', and torch indexes a tensor only with indices on the CPU or its own device";
+  if (base.fact.kind == Kind::Unknown) {
+    base.fact = cudaFrom(idx.fact).fact;
+    base.fact.conf = Confidence::Medium;
+    base.fact.why = because(idx.fact.why, locOf(at), reason);
+    env_[base.path] = base.fact;
+    return;
+  }
+  promote(base, at, reason);
+}
+
 }  // namespace sl::py
