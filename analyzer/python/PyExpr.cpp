@@ -431,7 +431,11 @@ Value Lowerer::evalCall(TSNode call) {
       emitCall(call, name, a);
       return deviceResult(a, name);
     }
-    if (isHostValueBuiltin(name) || isPrintLike(name)) {
+    // `max(1, n)` / `min(n, limit)` compare their arguments (`1 < n`, then bool()): a CUDA
+    // tensor among them is read on the host (litgpt 47806045). Not `max(xs)` with one argument:
+    // a list of host ints taken for a tensor would make it a guess.
+    bool compares = (name == "max" || name == "min") && a.pos.size() >= 2 && !a.splat;
+    if (isHostValueBuiltin(name) || isPrintLike(name) || compares) {
       for (const auto& arg : a.pos) readValue(call, arg.value, SyncKind::ValueRead, name.c_str());
     }
     if (isHostBuiltin(name) || !mc_.imports.canonical(name).empty()) return {};
