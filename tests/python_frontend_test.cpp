@@ -3,7 +3,10 @@
 
 #include "model/ModelDump.h"
 #include "python/PyConfigAttrs.h"
+#include "python/PyHostProof.h"
 #include "python/PythonFrontend.h"
+
+extern "C" const TSLanguage* tree_sitter_python(void);
 
 namespace {
 std::string lower(const std::string& code, std::vector<sl::Finding>* diags = nullptr) {
@@ -348,4 +351,33 @@ TEST(PythonFrontend, ConfigurationAttributeWrites) {
   EXPECT_FALSE(config("  def f(self):\n    del self.a\n", "a"));
   EXPECT_FALSE(config("  def f(self):\n    return 1\n", "missing"));  // never set in __init__
   EXPECT_TRUE(config("  def f(self):\n    self.cfg.flag == 1\n    g(self.buf[0])\n", "cfg"));
+}
+
+// A function that adds a name to a CPU-built tensor of one or more dimensions proves it (and
+// what it was sliced or computed from) a host tensor (TransformerEngine pad_thd_sequences_for_cp).
+TEST(PythonFrontend, HostProvenByCombination) {
+  auto proven = [](const std::string& body) {
+    std::string src = "import torch\ndef f(cu, other, dev, n):\n" + body;
+    TSParser* parser = ts_parser_new();
+    ts_parser_set_language(parser, tree_sitter_python());
+    TSTree* tree = ts_parser_parse_string(parser, nullptr, src.data(), uint32_t(src.size()));
+    TSNode root = ts_tree_root_node(tree);
+    sl::py::Imports imports;
+    imports.add(ts_node_named_child(root, 0), src);
+    auto names = sl::py::hostProvenNames(sl::py::field(ts_node_named_child(root, 1), "body"), src, imports);
+    ts_tree_delete(tree);
+    ts_parser_delete(parser);
+    std::string out;
+    for (const char* p : {"cu", "other", "dev", "n"}) out += names.count(p) ? std::string(p) + " " : "";
+    return out;
+  };
+  EXPECT_EQ(proven("  s = cu[1:] - cu[:-1]\n  pads = [1 for x in s]\n  return s + torch.tensor(pads)\n"), "cu ");
+  EXPECT_EQ(proven("  return torch.cat([torch.tensor([0]), other])\n"), "other ");
+  EXPECT_EQ(proven("  return other * torch.arange(n)\n"), "other ");
+  EXPECT_EQ(proven("  return other + torch.tensor([1, 2], device=dev)\n"), "");  // on the device
+  EXPECT_EQ(proven("  return other + torch.tensor(3)\n"), "");                   // a CPU scalar may join
+  EXPECT_EQ(proven("  return other + torch.zeros(())\n"), "");
+  EXPECT_EQ(proven("  other = other.cpu()\n  return other + torch.tensor([1])\n"), "");  // rebound
+  EXPECT_EQ(proven("  s = cu.sum(0)\n  return s + torch.tensor([1])\n"), "");            // a call's device
+  EXPECT_EQ(proven("  s = cu\n  s = other\n  return s + torch.tensor([1])\n"), "");     // two bindings
 }

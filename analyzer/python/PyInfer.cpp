@@ -3,8 +3,10 @@
 // a link to the value's chain of reasons and never raises confidence above what the use proves:
 // "a tensor" (tensor-only method, torch op argument) is low; "on the GPU" (used on a side
 // stream, output of a module on the GPU or of a module given CUDA inputs) is medium.
+#include <algorithm>
 #include <cctype>
 
+#include "python/PyHostProof.h"
 #include "python/PyLowering.h"
 
 namespace sl::py {
@@ -272,6 +274,15 @@ void Lowerer::indexedOnGpu(Value& base, const Value& idx, TSNode at) {
     return;
   }
   promote(base, at, reason);
+}
+
+void Lowerer::hostByUse(TSNode body) {
+  if (fn_.params.empty()) return;
+  for (const auto& name : hostProvenNames(body, mc_.src, mc_.imports)) {
+    if (std::find(fn_.params.begin(), fn_.params.end(), name) == fn_.params.end()) continue;
+    auto it = env_.find(name);
+    if (it == env_.end() || it->second.kind == Kind::CudaTensor) env_[name] = Fact{Kind::HostTensor};
+  }
 }
 
 }  // namespace sl::py

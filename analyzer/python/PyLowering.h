@@ -104,6 +104,8 @@ class Lowerer {
   // Positional parameter `index` is given a CUDA tensor by per-step code of another module
   // (python/PythonFrontend.h CallerInputs): an annotated tensor there is on the GPU (medium).
   void callerInput(size_t index, const std::string& why, TSNode at);
+  // Parameters the body proves to be host tensors (python/PyHostProof.h) are host tensors.
+  void hostByUse(TSNode body);
   void lowerBlock(TSNode block);
   // self.* facts learned in this function (seeds the class's other methods).
   std::unordered_map<std::string, Fact> selfFacts() const;

@@ -138,6 +138,7 @@ class ModuleLowering {
     model::Function& f = newFunction(name, def);
     Lowerer low(mc_, f, cls);
     low.lowerParameters(field(def, "parameters"));
+    low.hostByUse(field(def, "body"));
     if (outer_) low.inherit(*outer_);
     if (outerClosures_) low.inheritClosures(*outerClosures_);
     // Inputs of a module's forward (FunctionRoles decided it is one) are on the module's device.
