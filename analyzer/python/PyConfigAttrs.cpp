@@ -63,24 +63,33 @@ bool writesAt(std::string_view s, size_t i) {
 }
 }  // namespace
 
-bool ConfigAttrs::isConfig(std::string_view src, const std::string& cls, std::string_view attr) const {
-  std::string key = cls + "." + std::string(attr);
-  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-  const std::string needle = "self." + std::string(attr);
-  bool inOwnInit = false, elsewhere = false;
-  for (size_t at = src.find(needle); at != std::string_view::npos && !elsewhere; at = src.find(needle, at + 1)) {
-    size_t end = at + needle.size();
-    if ((at > 0 && (identChar(src[at - 1]) || src[at - 1] == '.')) || (end < src.size() && identChar(src[end])))
-      continue;  // `myself.x`, `self.xs`
+void ConfigAttrs::index(std::string_view src) const {
+  indexed_ = true;
+  constexpr std::string_view kSelf = "self.";
+  for (size_t at = src.find(kSelf); at != std::string_view::npos; at = src.find(kSelf, at + 1)) {
+    if (at > 0 && (identChar(src[at - 1]) || src[at - 1] == '.')) continue;  // `myself.x`
+    size_t b = at + kSelf.size(), end = b;
+    while (end < src.size() && identChar(src[end])) ++end;
+    if (end == b) continue;
     bool deleted = at >= 4 && src.substr(at - 4, 4) == "del ";
     if (!deleted && !writesAt(src, end)) continue;
+    Writes& w = writes_[std::string(src.substr(b, end - b))];
     const Init* in = nullptr;
     for (const auto& i : inits_)
       if (at >= i.begin && at < i.end) in = &i;
-    if (in && !deleted) inOwnInit = inOwnInit || in->cls == cls;
-    else elsewhere = true;
+    if (in && !deleted) w.initClasses.push_back(in->cls);
+    else w.elsewhere = true;
   }
-  return cache_[key] = inOwnInit && !elsewhere;
+}
+
+bool ConfigAttrs::isConfig(std::string_view src, const std::string& cls, std::string_view attr) const {
+  if (inits_.empty()) return false;
+  if (!indexed_) index(src);
+  auto it = writes_.find(std::string(attr));
+  if (it == writes_.end() || it->second.elsewhere) return false;
+  for (const auto& c : it->second.initClasses)
+    if (c == cls) return true;
+  return false;
 }
 
 }  // namespace sl::py

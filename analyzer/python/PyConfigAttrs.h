@@ -30,8 +30,15 @@ class ConfigAttrs {
     std::string cls;
     uint32_t begin, end;
   };
+  struct Writes {
+    std::vector<std::string> initClasses;  // classes whose `__init__` writes it
+    bool elsewhere = false;                // written outside every `__init__`
+  };
+  // One pass over the module's `self.<name>` writes, the first time a class asks.
+  void index(std::string_view src) const;
   std::vector<Init> inits_;
-  mutable std::unordered_map<std::string, bool> cache_;  // "cls.attr"
+  mutable bool indexed_ = false;
+  mutable std::unordered_map<std::string, Writes> writes_;  // attribute name -> its writes
 };
 
 }  // namespace sl::py

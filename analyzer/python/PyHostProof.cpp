@@ -14,21 +14,40 @@ struct Scan {
   std::unordered_map<std::string, std::vector<TSNode>> assigned;  // name -> right-hand sides
   std::vector<TSNode> operators, calls;
 
+  // One cursor over the body (a cursor per node, as NamedChildren makes, costs more).
   void walk(TSNode n) {
-    std::vector<TSNode> todo{n};
-    while (!todo.empty()) {
-      TSNode t = todo.back();
-      todo.pop_back();
-      if (is(t, "function_definition") || is(t, "class_definition") || is(t, "lambda")) continue;
-      if (is(t, "assignment")) {
-        TSNode left = field(t, "left"), right = field(t, "right");
-        if (is(left, "identifier") && !ts_node_is_null(right)) assigned[std::string(text(left, src))].push_back(right);
-      } else if (is(t, "binary_operator")) {
-        operators.push_back(t);
-      } else if (is(t, "call")) {
-        calls.push_back(t);
+    TSTreeCursor c = ts_tree_cursor_new(n);
+    for (bool down = true;;) {
+      TSNode t = ts_tree_cursor_current_node(&c);
+      bool skip = is(t, "function_definition") || is(t, "class_definition") || is(t, "lambda");
+      if (down && !skip && ts_node_is_named(t)) visit(t);
+      if (down && !skip && ts_tree_cursor_goto_first_child(&c)) continue;
+      if (ts_tree_cursor_goto_next_sibling(&c)) {
+        down = true;
+        continue;
       }
-      for (TSNode c : NamedChildren(t)) todo.push_back(c);
+      bool up = false;
+      while (ts_tree_cursor_goto_parent(&c)) {
+        if (ts_node_eq(ts_tree_cursor_current_node(&c), n)) break;
+        if (ts_tree_cursor_goto_next_sibling(&c)) {
+          up = true;
+          break;
+        }
+      }
+      if (!up) break;
+      down = true;
+    }
+    ts_tree_cursor_delete(&c);
+  }
+
+  void visit(TSNode t) {
+    if (is(t, "assignment")) {
+      TSNode left = field(t, "left"), right = field(t, "right");
+      if (is(left, "identifier") && !ts_node_is_null(right)) assigned[std::string(text(left, src))].push_back(right);
+    } else if (is(t, "binary_operator")) {
+      operators.push_back(t);
+    } else if (is(t, "call")) {
+      calls.push_back(t);
     }
   }
 
@@ -91,12 +110,20 @@ struct Scan {
 
 std::unordered_set<std::string> hostProvenNames(TSNode body, std::string_view src, const Imports& imports) {
   std::unordered_set<std::string> host;
-  // Cheap rejection: no CPU factory in the text at all.
+  // Cheap rejection: no torch factory written out in the text at all.
   std::string_view t = text(body, src);
-  if (t.find("tensor(") == std::string_view::npos && t.find("arange(") == std::string_view::npos &&
-      t.find("zeros(") == std::string_view::npos && t.find("ones(") == std::string_view::npos &&
-      t.find("full(") == std::string_view::npos && t.find("empty(") == std::string_view::npos)
-    return host;
+  bool combined = false;  // a torch call right after an operator or opening a list
+  for (std::string_view op : {"+ torch.", "- torch.", "* torch.", "/ torch.", "[torch."})
+    combined = combined || t.find(op) != std::string_view::npos;
+  if (!combined) return host;
+  bool factory = false;
+  for (size_t at = t.find("torch."); at != std::string_view::npos && !factory; at = t.find("torch.", at + 6)) {
+    std::string_view rest = t.substr(at + 6, 12);
+    for (std::string_view f : {"tensor(", "as_tensor(", "arange(", "zeros(", "ones(", "full(", "empty(", "LongTensor(",
+                               "IntTensor("})
+      factory = factory || rest.starts_with(f);
+  }
+  if (!factory) return host;
   Scan s{src, imports, {}, {}, {}};
   s.walk(body);
   for (TSNode op : s.operators) {

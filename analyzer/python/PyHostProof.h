@@ -8,7 +8,8 @@
 // and so do the names it was computed from by slicing and arithmetic
 // (`seqlens = cu_seqlens[1:] - cu_seqlens[:-1]`). A parameter proven so is a host tensor for the
 // whole function: its `Tensor` annotation's guess that it lives on the GPU is dropped, and
-// reads of it (`l.item()` per sequence) are no host syncs. Nested functions are not looked into.
+// reads of it (`l.item()` per sequence) are no host syncs. Nested functions are not looked into;
+// the factory is recognised written as `torch.<factory>(`, right of an operator or first in a list.
 #pragma once
 #include <string>
 #include <string_view>

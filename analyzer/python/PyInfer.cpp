@@ -276,12 +276,17 @@ void Lowerer::indexedOnGpu(Value& base, const Value& idx, TSNode at) {
   promote(base, at, reason);
 }
 
+// Only parameters whose annotation made them GPU guesses are looked at: the proof walks the
+// whole body, and an unannotated parameter is no finding's evidence until its use says so.
 void Lowerer::hostByUse(TSNode body) {
-  if (fn_.params.empty()) return;
+  bool guessed = false;
+  for (const auto& p : fn_.params)
+    if (auto it = env_.find(p); it != env_.end() && it->second.kind == Kind::CudaTensor) guessed = true;
+  if (!guessed) return;
   for (const auto& name : hostProvenNames(body, mc_.src, mc_.imports)) {
     if (std::find(fn_.params.begin(), fn_.params.end(), name) == fn_.params.end()) continue;
-    auto it = env_.find(name);
-    if (it == env_.end() || it->second.kind == Kind::CudaTensor) env_[name] = Fact{Kind::HostTensor};
+    if (auto it = env_.find(name); it != env_.end() && it->second.kind == Kind::CudaTensor)
+      env_[name] = Fact{Kind::HostTensor};
   }
 }
 

@@ -398,7 +398,15 @@ bool Lowerer::testsOnlyArguments(TSNode cond) const {
       size_t end = at + w.size();  // `< 1` is not `< 14`
       if (end >= c.size() || !std::isdigit(static_cast<unsigned char>(c[end]))) return false;
     }
+  // Every `self.X` must be configuration: checked on the text first (most `if self.x:` test
+  // state, and the walk below is the costly part).
+  for (size_t at = c.find("self."); at != std::string_view::npos; at = c.find("self.", at + 1)) {
+    size_t b = at + 5, e = b;
+    while (e < c.size() && (std::isalnum(static_cast<unsigned char>(c[e])) || c[e] == '_')) ++e;
+    if (!mc_.config.isConfig(mc_.src, className_, c.substr(b, e - b))) return false;
+  }
   bool param = false;
+  std::vector<std::string_view> selfAttrs;
   std::vector<TSNode> todo{cond};
   for (size_t seen = 0; !todo.empty(); ++seen) {
     if (seen > 64) return false;  // a long condition is no simple dispatch
@@ -418,8 +426,7 @@ bool Lowerer::testsOnlyArguments(TSNode cond) const {
     if (is(n, "attribute")) {
       TSNode obj = field(n, "object");
       if (is(obj, "identifier") && text(obj, mc_.src) == "self") {
-        if (!mc_.config.isConfig(mc_.src, className_, text(field(n, "attribute"), mc_.src))) return false;
-        param = true;  // decided by how the object was built
+        selfAttrs.push_back(text(field(n, "attribute"), mc_.src));  // judged last: the costly test
         continue;
       }
       todo.push_back(obj);
@@ -432,7 +439,9 @@ bool Lowerer::testsOnlyArguments(TSNode cond) const {
     if (is(n, "lambda") || is(n, "named_expression") || is(n, "await")) return false;
     for (TSNode c : NamedChildren(n)) todo.push_back(c);
   }
-  return param;
+  for (std::string_view a : selfAttrs)  // decided by how the object was built
+    if (!mc_.config.isConfig(mc_.src, className_, a)) return false;
+  return param || !selfAttrs.empty();
 }
 
 bool Lowerer::onlyArgumentBranches() const {
