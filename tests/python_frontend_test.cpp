@@ -2,7 +2,11 @@
 #include <map>
 
 #include "model/ModelDump.h"
+#include "python/PyConfigAttrs.h"
+#include "python/PyHostProof.h"
 #include "python/PythonFrontend.h"
+
+extern "C" const TSLanguage* tree_sitter_python(void);
 
 namespace {
 std::string lower(const std::string& code, std::vector<sl::Finding>* diags = nullptr) {
@@ -318,4 +322,112 @@ TEST(PythonFrontend, AugmentedAssignmentOfCudaValue) {
   EXPECT_TRUE(contains(d, "6:5 work scope=1 on=the current stream api=augmented-assignment writes=total")) << d;
   EXPECT_FALSE(contains(d, "8:3 work")) << d;
   EXPECT_TRUE(contains(d, "9:10 host-sync scope=0 on=the current stream api=Tensor.item sync=value-read reads=total")) << d;
+}
+
+// `for a, b in zip(xs, ys)` binds each target to its iterable's element in comprehensions as in
+// `for` statements; a local of unknown device indexed by a GPU tensor is on the GPU (session 11,
+// trl fdb228cf).
+TEST(PythonFrontend, ZipPartsAndIndicesOnTheGpu) {
+  std::string d = lower(
+      "import torch\n"
+      "def f(ids, n):\n"
+      "  mask = torch.ones(n, 4, device='cuda').bool()\n"
+      "  a = [m.sum().item() for i, m in enumerate(mask)]\n"      // 4
+      "  b = [c[m].tolist() for c, m in zip(ids, mask)]\n"        // 5
+      "  c = [len(c) for c, m in zip(ids, range(n))]\n"           // 6
+      "  d = [x[k].tolist() for x, k in zip(ids, range(n))]\n");  // 7
+  EXPECT_TRUE(contains(d, "4:8 host-sync")) << d;
+  EXPECT_TRUE(contains(d, "5:8 host-sync")) << d;
+  EXPECT_TRUE(contains(d, "api=Tensor.tolist sync=value-read confidence=medium")) << d;
+  EXPECT_FALSE(contains(d, "6:8 host-sync")) << d;
+  EXPECT_TRUE(contains(d, "api=x[].tolist sync=value-read confidence=low")) << d;  // an int index says nothing
+}
+
+// `self.X` set in `__init__` only is configuration: a branch on it is decided per
+// configuration, like one on the arguments (session 11, litgpt 47806045).
+TEST(PythonFrontend, ConfigurationAttributesDecideArms) {
+  sl::SourceFile file("t.py",
+                      "import torch\n"
+                      "class Pad(torch.nn.Module):\n"
+                      "  def __init__(self, enable):\n"
+                      "    self.enable, self.r = enable, 4\n"
+                      "    self.cache = None\n"
+                      "    self.merged = False\n"
+                      "    self.steps = 0\n"
+                      "  def merge(self):\n"
+                      "    self.merged = True\n"
+                      "  def f(self, x):\n"  // 10
+                      "    if all(self.enable):\n"
+                      "      return x\n"
+                      "    return x.sum()\n"
+                      "  def g(self, x):\n"  // 14
+                      "    if self.cache is not None:\n"
+                      "      return self.cache\n"
+                      "    self.cache = x.sum()\n"
+                      "  def h(self, x):\n"  // 18
+                      "    if self.merged:\n"
+                      "      return x\n"
+                      "    return x.sum()\n"
+                      "  def k(self, x):\n"  // 22
+                      "    self.steps += 1\n"
+                      "    if self.steps > 3 and self.r > 2:\n"
+                      "      return x\n"
+                      "    return x.sum()\n");
+  std::vector<sl::Finding> diags;
+  auto m = sl::py::lowerPython(file, diags);
+  EXPECT_EQ(m.find("Pad.f")->firstInnerReturn, 0u);
+  EXPECT_EQ(m.find("Pad.g")->firstInnerReturn, 16u);  // a cache filled elsewhere
+  EXPECT_EQ(m.find("Pad.h")->firstInnerReturn, 20u);  // written by merge()
+  EXPECT_EQ(m.find("Pad.k")->firstInnerReturn, 25u);  // a counter
+}
+
+TEST(PythonFrontend, ConfigurationAttributeWrites) {
+  auto config = [](const std::string& body, const char* attr) {
+    std::string src = "class C:\n  def __init__(self):\n    self.a = 1\n    self.cfg = 2\n    self.buf = []\n" + body;
+    sl::py::ConfigAttrs c;
+    c.addInit("C", 10, uint32_t(src.find("\n", src.find("self.buf"))));
+    return c.isConfig(src, "C", attr);
+  };
+  EXPECT_TRUE(config("  def f(self):\n    return self.a == 1 or self.ab\n", "a"));
+  EXPECT_TRUE(config("  def f(self):\n    return self.a <= 1, self.a >= 2, self.a != 3\n", "a"));
+  EXPECT_FALSE(config("  def f(self):\n    self.a = 2\n", "a"));
+  EXPECT_FALSE(config("  def f(self):\n    self.a += 2\n", "a"));
+  EXPECT_FALSE(config("  def f(self):\n    self.a //= 2\n", "a"));
+  EXPECT_FALSE(config("  def f(self):\n    self.b, self.a = 1, 2\n", "a"));
+  EXPECT_FALSE(config("  def f(self):\n    self.a, self.b = 1, 2\n", "a"));
+  EXPECT_FALSE(config("  def f(self):\n    self.cfg.flag = False\n", "cfg"));
+  EXPECT_FALSE(config("  def f(self):\n    self.cfg[k] = False\n", "cfg"));
+  EXPECT_FALSE(config("  def f(self):\n    self.buf.append(3)\n", "buf"));
+  EXPECT_FALSE(config("  def f(self):\n    del self.a\n", "a"));
+  EXPECT_FALSE(config("  def f(self):\n    return 1\n", "missing"));  // never set in __init__
+  EXPECT_TRUE(config("  def f(self):\n    self.cfg.flag == 1\n    g(self.buf[0])\n", "cfg"));
+}
+
+// A function that adds a name to a CPU-built tensor of one or more dimensions proves it (and
+// what it was sliced or computed from) a host tensor (TransformerEngine pad_thd_sequences_for_cp).
+TEST(PythonFrontend, HostProvenByCombination) {
+  auto proven = [](const std::string& body) {
+    std::string src = "import torch\ndef f(cu, other, dev, n):\n" + body;
+    TSParser* parser = ts_parser_new();
+    ts_parser_set_language(parser, tree_sitter_python());
+    TSTree* tree = ts_parser_parse_string(parser, nullptr, src.data(), uint32_t(src.size()));
+    TSNode root = ts_tree_root_node(tree);
+    sl::py::Imports imports;
+    imports.add(ts_node_named_child(root, 0), src);
+    auto names = sl::py::hostProvenNames(sl::py::field(ts_node_named_child(root, 1), "body"), src, imports);
+    ts_tree_delete(tree);
+    ts_parser_delete(parser);
+    std::string out;
+    for (const char* p : {"cu", "other", "dev", "n"}) out += names.count(p) ? std::string(p) + " " : "";
+    return out;
+  };
+  EXPECT_EQ(proven("  s = cu[1:] - cu[:-1]\n  pads = [1 for x in s]\n  return s + torch.tensor(pads)\n"), "cu ");
+  EXPECT_EQ(proven("  return torch.cat([torch.tensor([0]), other])\n"), "other ");
+  EXPECT_EQ(proven("  return other * torch.arange(n)\n"), "other ");
+  EXPECT_EQ(proven("  return other + torch.tensor([1, 2], device=dev)\n"), "");  // on the device
+  EXPECT_EQ(proven("  return other + torch.tensor(3)\n"), "");                   // a CPU scalar may join
+  EXPECT_EQ(proven("  return other + torch.zeros(())\n"), "");
+  EXPECT_EQ(proven("  other = other.cpu()\n  return other + torch.tensor([1])\n"), "");  // rebound
+  EXPECT_EQ(proven("  s = cu.sum(0)\n  return s + torch.tensor([1])\n"), "");            // a call's device
+  EXPECT_EQ(proven("  s = cu\n  s = other\n  return s + torch.tensor([1])\n"), "");     // two bindings
 }

@@ -196,8 +196,8 @@ Value Lowerer::eval(TSNode e) {
   bool comprehension = !std::strcmp(t, "list_comprehension") || !std::strcmp(t, "generator_expression") ||
                        !std::strcmp(t, "set_comprehension") || !std::strcmp(t, "dictionary_comprehension");
   if (!std::strcmp(t, "for_in_clause")) {  // iterating a CUDA tensor yields CUDA tensors
-    Value r = eval(field(e, "right"));
-    bind(field(e, "left"), isCuda(r) ? cudaFrom(r.fact) : Value{});
+    Iteration it = iterationOf(field(e, "right"));
+    if (!bindParts(field(e, "left"), it)) bind(field(e, "left"), isCuda(it.iterable) ? cudaFrom(it.iterable.fact) : Value{});
     return {};
   }
   Value last;
@@ -209,9 +209,9 @@ Value Lowerer::eval(TSNode e) {
     for (TSNode c : NamedChildren(e)) {
       if (is(c, "for_in_clause") && first) {
         first = false;
-        Value r = eval(field(c, "right"));
+        Iteration it = iterationOf(field(c, "right"));
         saved = pushScope(model::ScopeKind::Loop, e);
-        bind(field(c, "left"), isCuda(r) ? cudaFrom(r.fact) : Value{});
+        if (!bindParts(field(c, "left"), it)) bind(field(c, "left"), isCuda(it.iterable) ? cudaFrom(it.iterable.fact) : Value{});
       } else if (is(c, "for_in_clause") || is(c, "if_clause")) {
         eval(c);
       }
@@ -280,6 +280,7 @@ Value Lowerer::evalSubscript(TSNode e) {
   }
   if (base.fact.kind == Kind::StreamContainer)
     return Value{Fact{Kind::Stream, StreamRef::side(base.path + "[]")}, base.path + "[]", "", false};
+  indexedOnGpu(base, idx, e);
   if (isCuda(base)) {
     // Basic indexing (ints, slices) is a view: no kernel. Indexing with a tensor gathers on
     // the GPU; a boolean mask sizes its output from the data, so the host waits (like nonzero).
@@ -430,7 +431,11 @@ Value Lowerer::evalCall(TSNode call) {
       emitCall(call, name, a);
       return deviceResult(a, name);
     }
-    if (isHostValueBuiltin(name) || isPrintLike(name)) {
+    // `max(1, n)` / `min(n, limit)` compare their arguments (`1 < n`, then bool()): a CUDA
+    // tensor among them is read on the host (litgpt 47806045). Not `max(xs)` with one argument:
+    // a list of host ints taken for a tensor would make it a guess.
+    bool compares = (name == "max" || name == "min") && a.pos.size() >= 2 && !a.splat;
+    if (isHostValueBuiltin(name) || isPrintLike(name) || compares) {
       for (const auto& arg : a.pos) readValue(call, arg.value, SyncKind::ValueRead, name.c_str());
     }
     if (isHostBuiltin(name) || !mc_.imports.canonical(name).empty()) return {};

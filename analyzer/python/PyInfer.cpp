@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "python/PyHostProof.h"
 #include "python/PyLowering.h"
 
 namespace sl::py {
@@ -307,6 +308,43 @@ void Lowerer::callerInput(size_t index, const std::string& why, TSNode at) {
 
 bool Lowerer::loopBound(const std::string& path) const {
   return !path.empty() && loopBound_.count(rootOf(path)) > 0;
+}
+
+// `c[m]` with `m` on the GPU: torch indexes a tensor only with indices on the CPU or on the
+// tensor's own device, so a local of unknown device indexed by a GPU tensor is on the GPU
+// (`for c, m in zip(ids, mask.bool()): c[m].tolist()`). As sure as the index, at most medium;
+// only for a plain local name (an attribute or container entry may be a dict keyed by it).
+void Lowerer::indexedOnGpu(Value& base, const Value& idx, TSNode at) {
+  if (!isCuda(idx) || idx.fact.conf < Confidence::Medium || base.path.empty() ||
+      base.path.find_first_of(".[") != std::string::npos || base.path == "self")
+    return;
+  if (base.fact.kind == Kind::CudaTensor && base.fact.conf >= Confidence::Medium) return;
+  if (base.fact.kind != Kind::Unknown && base.fact.kind != Kind::CudaTensor) return;
+  if (!mc_.imports.canonical(base.path).empty()) return;  // a module or library name
+  const std::string reason = "'" + base.path + "' is indexed by the GPU tensor '" + (idx.path.empty() ? "..." : idx.path) +
+                             "', and torch indexes a tensor only with indices on the CPU or its own device";
+  if (base.fact.kind == Kind::Unknown) {
+    base.fact = cudaFrom(idx.fact).fact;
+    base.fact.conf = Confidence::Medium;
+    base.fact.why = because(idx.fact.why, locOf(at), reason);
+    env_[base.path] = base.fact;
+    return;
+  }
+  promote(base, at, reason);
+}
+
+// Only parameters whose annotation made them GPU guesses are looked at: the proof walks the
+// whole body, and an unannotated parameter is no finding's evidence until its use says so.
+void Lowerer::hostByUse(TSNode body) {
+  bool guessed = false;
+  for (const auto& p : fn_.params)
+    if (auto it = env_.find(p); it != env_.end() && it->second.kind == Kind::CudaTensor) guessed = true;
+  if (!guessed) return;
+  for (const auto& name : hostProvenNames(body, mc_.src, mc_.imports)) {
+    if (std::find(fn_.params.begin(), fn_.params.end(), name) == fn_.params.end()) continue;
+    if (auto it = env_.find(name); it != env_.end() && it->second.kind == Kind::CudaTensor)
+      env_[name] = Fact{Kind::HostTensor};
+  }
 }
 
 }  // namespace sl::py

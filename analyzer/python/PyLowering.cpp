@@ -413,8 +413,9 @@ bool Lowerer::testsOnlyArguments(TSNode cond) const {
   // what each step runs.
   // Cheap rejections first (this runs for every `if` lowered): the text names no parameter,
   // or names `self`.
+  // `self.X` counts when X is configuration (set in `__init__` only: PyConfigAttrs.h).
   std::string_view c = text(cond, mc_.src);
-  if (c.find("self") != std::string_view::npos ||
+  if ((c.find("self") != std::string_view::npos && className_.empty()) ||
       std::none_of(fn_.params.begin(), fn_.params.end(),
                    [&](const std::string& p) { return p != "cls" && c.find(p) != std::string_view::npos; }))
     return false;
@@ -423,7 +424,15 @@ bool Lowerer::testsOnlyArguments(TSNode cond) const {
       size_t end = at + w.size();  // `< 1` is not `< 14`
       if (end >= c.size() || !std::isdigit(static_cast<unsigned char>(c[end]))) return false;
     }
+  // Every `self.X` must be configuration: checked on the text first (most `if self.x:` test
+  // state, and the walk below is the costly part).
+  for (size_t at = c.find("self."); at != std::string_view::npos; at = c.find("self.", at + 1)) {
+    size_t b = at + 5, e = b;
+    while (e < c.size() && (std::isalnum(static_cast<unsigned char>(c[e])) || c[e] == '_')) ++e;
+    if (!mc_.config.isConfig(mc_.src, className_, c.substr(b, e - b))) return false;
+  }
   bool param = false;
+  std::vector<std::string_view> selfAttrs;
   std::vector<TSNode> todo{cond};
   for (size_t seen = 0; !todo.empty(); ++seen) {
     if (seen > 64) return false;  // a long condition is no simple dispatch
@@ -441,7 +450,12 @@ bool Lowerer::testsOnlyArguments(TSNode cond) const {
       continue;
     }
     if (is(n, "attribute")) {
-      todo.push_back(field(n, "object"));
+      TSNode obj = field(n, "object");
+      if (is(obj, "identifier") && text(obj, mc_.src) == "self") {
+        selfAttrs.push_back(text(field(n, "attribute"), mc_.src));  // judged last: the costly test
+        continue;
+      }
+      todo.push_back(obj);
       continue;
     }
     if (is(n, "keyword_argument")) {
@@ -451,7 +465,9 @@ bool Lowerer::testsOnlyArguments(TSNode cond) const {
     if (is(n, "lambda") || is(n, "named_expression") || is(n, "await")) return false;
     for (TSNode c : NamedChildren(n)) todo.push_back(c);
   }
-  return param;
+  for (std::string_view a : selfAttrs)  // decided by how the object was built
+    if (!mc_.config.isConfig(mc_.src, className_, a)) return false;
+  return param || !selfAttrs.empty();
 }
 
 bool Lowerer::onlyArgumentBranches() const {
@@ -545,32 +561,43 @@ void Lowerer::lowerIf(TSNode s) {
   }
 }
 
-void Lowerer::lowerLoop(TSNode s) {
-  bool isFor = is(s, "for_statement");
-  // `for i, t in enumerate(ts)` / `for a, b in zip(xs, ys)`: each target gets its iterable's
-  // element (a CUDA tensor's elements are CUDA tensors; enumerate's counter is an int).
-  std::vector<Value> parts;
-  TSNode right = isFor ? field(s, "right") : TSNode{};
+// `for i, t in enumerate(ts)` / `for a, b in zip(xs, ys)`: each target gets its iterable's
+// element (a CUDA tensor's elements are CUDA tensors; enumerate's counter is an int). Anything
+// else is evaluated whole. Shared by `for` statements and comprehension clauses.
+Lowerer::Iteration Lowerer::iterationOf(TSNode right) {
+  Iteration it;
   std::string_view over = is(right, "call") ? text(field(right, "function"), mc_.src) : "";
-  Value iterable;
   if (over == "enumerate" || over == "zip") {
-    if (over == "enumerate") parts.emplace_back();
+    it.zipped = true;
+    if (over == "enumerate") it.parts.emplace_back();
     for (TSNode c : NamedChildren(field(right, "arguments"))) {
       if (is(c, "keyword_argument")) continue;
       Value v = eval(c);
-      parts.push_back(isCuda(v) ? cudaFrom(v.fact) : Value{});
+      it.parts.push_back(isCuda(v) ? cudaFrom(v.fact) : Value{});
       if (over == "enumerate") break;
     }
-  } else if (isFor) {
-    iterable = eval(right);
+  } else {
+    it.iterable = eval(right);
   }
+  return it;
+}
+
+// Binds a tuple target to the parts of a zip/enumerate; false when `left` is bound otherwise.
+bool Lowerer::bindParts(TSNode left, const Iteration& it) {
+  if (!it.zipped || !(is(left, "pattern_list") || is(left, "tuple_pattern"))) return false;
+  size_t k = 0;
+  for (TSNode c : NamedChildren(left)) bind(c, k < it.parts.size() ? it.parts[k++] : Value{});
+  return true;
+}
+
+void Lowerer::lowerLoop(TSNode s) {
+  bool isFor = is(s, "for_statement");
+  TSNode right = isFor ? field(s, "right") : TSNode{};
+  Iteration it = isFor ? iterationOf(right) : Iteration{};
+  const Value& iterable = it.iterable;
   int saved = pushScope(ScopeKind::Loop, s);
   TSNode left = isFor ? field(s, "left") : TSNode{};
-  if (!parts.empty() && (is(left, "pattern_list") || is(left, "tuple_pattern"))) {
-    size_t k = 0;
-    for (TSNode c : NamedChildren(left)) bind(c, k < parts.size() ? parts[k++] : Value{});
-    left = TSNode{};  // bound
-  }
+  if (isFor && bindParts(left, it)) left = TSNode{};  // bound
   // Iterating a CUDA tensor yields CUDA tensors; anything else yields unknown values (a loader's
   // batches: copying one to the GPU is a real host-to-device copy).
   if (isFor) {

@@ -18,6 +18,7 @@
 #include "config/ProjectKnowledge.h"
 #include "model/StreamModel.h"
 #include "python/PyApiTable.h"
+#include "python/PyConfigAttrs.h"
 #include "python/PyImports.h"
 #include "python/TsNode.h"
 
@@ -83,6 +84,7 @@ struct ModuleContext {
   // worth a (low-confidence) guess. A file that never touches CUDA is CPU code.
   bool touchesCuda = false;
   bool namesCudaItself = false;  // this file's own text names CUDA
+  ConfigAttrs config;            // attributes a class sets in `__init__` only
 };
 
 class Lowerer {
@@ -103,6 +105,8 @@ class Lowerer {
   // Positional parameter `index` is given a CUDA tensor by per-step code of another module
   // (python/PythonFrontend.h CallerInputs): an annotated tensor there is on the GPU (medium).
   void callerInput(size_t index, const std::string& why, TSNode at);
+  // Parameters the body proves to be host tensors (python/PyHostProof.h) are host tensors.
+  void hostByUse(TSNode body);
   void lowerBlock(TSNode block);
   // self.* facts learned in this function (seeds the class's other methods).
   std::unordered_map<std::string, Fact> selfFacts() const;
@@ -118,6 +122,15 @@ class Lowerer {
   void nameProducers(TSNode target, const std::string& path, const Value& v);
   void lowerIf(TSNode s);
   void lowerLoop(TSNode s);
+  // What one iteration of `for <left> in <right>` binds: the parts of a zip/enumerate, or the
+  // whole iterable (its elements are CUDA tensors when it is one).
+  struct Iteration {
+    bool zipped = false;
+    std::vector<Value> parts;
+    Value iterable;
+  };
+  Iteration iterationOf(TSNode right);
+  bool bindParts(TSNode left, const Iteration& it);
   void lowerWith(TSNode s);
   void lowerTry(TSNode s);
   int pushScope(model::ScopeKind kind, TSNode at, model::StreamRef stream = {});
@@ -182,6 +195,7 @@ class Lowerer {
   void useOnStream(Value& v, TSNode at);
   void useOnStream(std::vector<Value>& vs, TSNode at);
   void copiedAsync(Value& v, TSNode at);
+  void indexedOnGpu(Value& base, const Value& idx, TSNode at);
   void promote(Value& v, TSNode at, const std::string& reason);
   Value onGpu(const Value& recv, CallArgs& a, const char* api);
   Value deviceResult(const CallArgs& a, std::string_view callee);

@@ -111,8 +111,10 @@ class ModuleLowering {
         std::string cls(text(field(d, "name"), mc_.src));
         for (TSNode m : NamedChildren(field(d, "body"))) {
           TSNode md = unwrapDecorated(m);
-          if (is(md, "function_definition"))
-            mc_.functions.insert(cls + "." + std::string(text(field(md, "name"), mc_.src)));
+          if (!is(md, "function_definition")) continue;
+          std::string_view name = text(field(md, "name"), mc_.src);
+          mc_.functions.insert(cls + "." + std::string(name));
+          if (name == "__init__") mc_.config.addInit(cls, ts_node_start_byte(md), ts_node_end_byte(md));
         }
       } else if (is(s, "import_statement") || is(s, "import_from_statement")) {
         mc_.imports.add(s, mc_.src);
@@ -136,6 +138,7 @@ class ModuleLowering {
     model::Function& f = newFunction(name, def);
     Lowerer low(mc_, f, cls);
     low.lowerParameters(field(def, "parameters"));
+    low.hostByUse(field(def, "body"));
     if (outer_) low.inherit(*outer_);
     if (outerClosures_) low.inheritClosures(*outerClosures_);
     // Inputs of a module's forward (FunctionRoles decided it is one) are on the module's device.
