@@ -14,28 +14,17 @@ struct Scan {
   std::unordered_map<std::string, std::vector<TSNode>> assigned;  // name -> right-hand sides
   std::vector<TSNode> operators, calls;
 
-  // One cursor over the body (a cursor per node, as NamedChildren makes, costs more).
+  // One cursor over the body (a cursor per node, as NamedChildren makes, costs more); nested
+  // functions, classes and lambdas are not entered. The cursor's root is `n`: it never leaves it.
   void walk(TSNode n) {
     TSTreeCursor c = ts_tree_cursor_new(n);
-    for (bool down = true;;) {
+    for (bool more = true; more;) {
       TSNode t = ts_tree_cursor_current_node(&c);
-      bool skip = is(t, "function_definition") || is(t, "class_definition") || is(t, "lambda");
-      if (down && !skip && ts_node_is_named(t)) visit(t);
-      if (down && !skip && ts_tree_cursor_goto_first_child(&c)) continue;
-      if (ts_tree_cursor_goto_next_sibling(&c)) {
-        down = true;
-        continue;
-      }
-      bool up = false;
-      while (ts_tree_cursor_goto_parent(&c)) {
-        if (ts_node_eq(ts_tree_cursor_current_node(&c), n)) break;
-        if (ts_tree_cursor_goto_next_sibling(&c)) {
-          up = true;
-          break;
-        }
-      }
-      if (!up) break;
-      down = true;
+      bool enter = !is(t, "function_definition") && !is(t, "class_definition") && !is(t, "lambda");
+      if (enter && ts_node_is_named(t)) visit(t);
+      if (enter && ts_tree_cursor_goto_first_child(&c)) continue;
+      while (!(more = ts_tree_cursor_goto_next_sibling(&c)))
+        if (!ts_tree_cursor_goto_parent(&c)) break;
     }
     ts_tree_cursor_delete(&c);
   }
