@@ -1,12 +1,10 @@
 #include "python/PyConfigAttrs.h"
 
-#include <cctype>
+#include "python/TsNode.h"
 
 namespace sl::py {
 
 namespace {
-bool identChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
 size_t skipSpaces(std::string_view s, size_t i) {
   while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
   return i;

@@ -197,7 +197,7 @@ Value Lowerer::eval(TSNode e) {
                        !std::strcmp(t, "set_comprehension") || !std::strcmp(t, "dictionary_comprehension");
   if (!std::strcmp(t, "for_in_clause")) {  // iterating a CUDA tensor yields CUDA tensors
     Iteration it = iterationOf(field(e, "right"));
-    if (!bindParts(field(e, "left"), it)) bind(field(e, "left"), isCuda(it.iterable) ? cudaFrom(it.iterable.fact) : Value{});
+    bindIteration(field(e, "left"), it);
     return {};
   }
   Value last;
@@ -211,7 +211,7 @@ Value Lowerer::eval(TSNode e) {
         first = false;
         Iteration it = iterationOf(field(c, "right"));
         saved = pushScope(model::ScopeKind::Loop, e);
-        if (!bindParts(field(c, "left"), it)) bind(field(c, "left"), isCuda(it.iterable) ? cudaFrom(it.iterable.fact) : Value{});
+        bindIteration(field(c, "left"), it);
       } else if (is(c, "for_in_clause") || is(c, "if_clause")) {
         eval(c);
       }

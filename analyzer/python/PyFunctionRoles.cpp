@@ -259,7 +259,7 @@ class RoleFinder {
       for (size_t at = type.find("Tensor"); at != std::string_view::npos; at = type.find("Tensor", at + 6)) {
         // The word ends there (`Tensor`, `FloatTensor`), not `TensorDict` or `TensorType`.
         size_t e = at + 6;
-        if (e == type.size() || !(std::isalnum(static_cast<unsigned char>(type[e])) || type[e] == '_')) return true;
+        if (e == type.size() || !identChar(type[e])) return true;
       }
     }
     return false;
@@ -648,7 +648,7 @@ bool namedAsPerStep(std::string_view name) { return !stepByName(name).empty(); }
 bool namesHookRegistration(std::string_view src) {
   for (size_t p = src.find("register_"); p != std::string_view::npos; p = src.find("register_", p + 9)) {
     size_t e = p;
-    while (e < src.size() && (std::isalnum(static_cast<unsigned char>(src[e])) || src[e] == '_')) ++e;
+    while (e < src.size() && identChar(src[e])) ++e;
     if (isHookRegistration(src.substr(p, e - p))) return true;
   }
   return false;

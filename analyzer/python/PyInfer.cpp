@@ -257,14 +257,14 @@ Value Lowerer::deviceResult(const CallArgs& a, std::string_view callee) {
   return v;
 }
 
-// A module's forward runs on the module's device: in code that uses CUDA, its tensor inputs
-// are on the GPU.
 // The innermost name of a subscript/attribute chain (`cache["k"][:, i]` -> `cache`), or null.
 static TSNode chainRoot(TSNode n) {
   while (is(n, "subscript") || is(n, "attribute")) n = field(n, is(n, "subscript") ? "value" : "object");
   return is(n, "identifier") ? n : TSNode{};
 }
 
+// A module's forward runs on the module's device: in code that uses CUDA, its tensor inputs
+// are on the GPU.
 void Lowerer::moduleInputs(TSNode at) {
   moduleForward_ = true;
   // Inputs written through in the body (`kv_cache["k"][:, a:b] = k`, `state["n"] += 1`):

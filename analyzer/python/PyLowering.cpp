@@ -72,9 +72,8 @@ static bool annotationIsScalar(std::string_view t) {
   if (t.find("Tensor") != std::string_view::npos) return false;
   for (std::string_view w : {"int", "float", "bool", "str"}) {
     for (size_t at = t.find(w); at != std::string_view::npos; at = t.find(w, at + 1)) {
-      auto wordChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-      bool startOk = at == 0 || !wordChar(t[at - 1]);
-      bool endOk = at + w.size() == t.size() || !wordChar(t[at + w.size()]);
+      bool startOk = at == 0 || !identChar(t[at - 1]);
+      bool endOk = at + w.size() == t.size() || !identChar(t[at + w.size()]);
       if (startOk && endOk) return true;
     }
   }
@@ -428,7 +427,7 @@ bool Lowerer::testsOnlyArguments(TSNode cond) const {
   // state, and the walk below is the costly part).
   for (size_t at = c.find("self."); at != std::string_view::npos; at = c.find("self.", at + 1)) {
     size_t b = at + 5, e = b;
-    while (e < c.size() && (std::isalnum(static_cast<unsigned char>(c[e])) || c[e] == '_')) ++e;
+    while (e < c.size() && identChar(c[e])) ++e;
     if (!mc_.config.isConfig(mc_.src, className_, c.substr(b, e - b))) return false;
   }
   bool param = false;
@@ -588,6 +587,10 @@ bool Lowerer::bindParts(TSNode left, const Iteration& it) {
   size_t k = 0;
   for (TSNode c : NamedChildren(left)) bind(c, k < it.parts.size() ? it.parts[k++] : Value{});
   return true;
+}
+
+void Lowerer::bindIteration(TSNode left, const Iteration& it) {
+  if (!bindParts(left, it)) bind(left, isCuda(it.iterable) ? cudaFrom(it.iterable.fact) : Value{});
 }
 
 void Lowerer::lowerLoop(TSNode s) {

@@ -131,6 +131,8 @@ class Lowerer {
   };
   Iteration iterationOf(TSNode right);
   bool bindParts(TSNode left, const Iteration& it);
+  // A comprehension's target: the parts of a zip/enumerate, else an element of the iterable.
+  void bindIteration(TSNode left, const Iteration& it);
   void lowerWith(TSNode s);
   void lowerTry(TSNode s);
   int pushScope(model::ScopeKind kind, TSNode at, model::StreamRef stream = {});

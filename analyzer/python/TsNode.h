@@ -86,6 +86,8 @@ inline std::string_view text(TSNode n, std::string_view src) {
   uint32_t b = ts_node_start_byte(n), e = ts_node_end_byte(n);
   return e > src.size() || b > e ? std::string_view() : src.substr(b, e - b);
 }
+// A character of a Python identifier (ASCII: the names the frontend's text scans look for).
+inline bool identChar(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
 inline Loc locOf(TSNode n) {
   TSPoint p = ts_node_start_point(n);
   return Loc{p.row + 1, p.column + 1};
