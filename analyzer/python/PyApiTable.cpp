@@ -268,6 +268,20 @@ bool looksLikeDeviceName(std::string_view path) {
          l == "device_id" || l == "cuda_device";
 }
 
+bool looksLikeLossName(std::string_view path) {
+  // Asked about every distinct word of a file by the prefilter: refuse without a copy first.
+  bool any = false;
+  for (size_t i = 0; i + 4 <= path.size() && !any; ++i)
+    any = (path[i] | 0x20) == 'l' && (path[i + 1] | 0x20) == 'o' && (path[i + 2] | 0x20) == 's' && (path[i + 3] | 0x20) == 's';
+  if (!any) return false;
+  std::string l = lastNameLower(path);
+  if (l.find("loss") == std::string::npos) return false;
+  // Settings, helpers and masks named after the loss (`loss_scale`, `loss_fn`, `loss_mask`) are not one.
+  for (const char* w : {"lossless", "scale", "fn", "func", "weight", "coef", "type", "name", "cfg", "config", "mask"})
+    if (l.find(w) != std::string::npos) return false;
+  return true;
+}
+
 bool looksLikeModuleName(std::string_view path) {
   std::string l = lastNameLower(path);
   for (const char* w : {"model", "module", "net", "encoder", "decoder", "layer", "head", "block",

@@ -82,6 +82,10 @@ bool looksLikeTensorName(std::string_view name);
 // "local_rank", "val.device"): in a file that uses CUDA, that device is a GPU.
 bool looksLikeDeviceName(std::string_view path);
 
+// A name that reads like a training loss or a container of losses ("loss", "kl_loss",
+// "self.loss_dict", "losses"): a loss is computed where the model runs.
+bool looksLikeLossName(std::string_view path);
+
 // Python builtins that read a tensor's value on the host: bool(t), float(t), print(t)...
 bool isHostValueBuiltin(std::string_view name);
 bool isPrintLike(std::string_view name);

@@ -442,7 +442,8 @@ Value Lowerer::evalCall(TSNode call) {
     // A module instance is a parameter or a local (`model`, `loss_fn = nn.MSELoss()`); a
     // module-level function (`is_fp8(t)`) returns what it likes.
     Value callee{lookup(name), name, "", false};
-    bool instance = bound_.count(name) || std::find(fn_.params.begin(), fn_.params.end(), name) != fn_.params.end();
+    bool instance = bound_.count(name) || std::find(fn_.params.begin(), fn_.params.end(), name) != fn_.params.end() ||
+                    captured_.count(name);
     if (!instance && callee.fact.kind != Kind::CudaModule) return deviceResult(a, name);
     return moduleCall(callee, name, a);
   }

@@ -56,7 +56,7 @@ bool isHookRegistration(std::string_view name) {
   return false;
 }
 
-enum class ClassRole { None, Module, AutogradFunction, Optimizer };
+enum class ClassRole { None, Module, AutogradFunction, Optimizer, Metric };
 
 struct FnDef {
   std::string name;  // as PythonFrontend names it
@@ -93,6 +93,8 @@ class RoleFinder {
         case ClassRole::Module: methods[0] = "forward", methods[1] = "training_step", kind = "nn.Module."; break;
         case ClassRole::AutogradFunction: methods[0] = "forward", methods[1] = "backward", kind = "autograd.Function."; break;
         case ClassRole::Optimizer: methods[0] = "step", kind = "Optimizer."; break;
+        // torcheval's and torchmetrics' `update` runs on every batch.
+        case ClassRole::Metric: methods[0] = "update", kind = "Metric."; break;
         case ClassRole::None: continue;
       }
       for (const auto& [method, fn] : c.methods)
@@ -203,7 +205,13 @@ class RoleFinder {
     bool based = false;  // has a base other than object
     if (!ts_node_is_null(c.bases))
       for (TSNode b : NamedChildren(c.bases)) {
-        if (!is(b, "identifier") && !is(b, "attribute")) continue;  // metaclass=..., Generic[T]
+        if (is(b, "subscript")) {  // `Metric[Tensor]`: its role, but not a base for the guesses below (Generic[T])
+          TSNode v = field(b, "value");
+          if ((is(v, "identifier") || is(v, "attribute")) && (role = baseRole(std::string(text(v, src_)))) != ClassRole::None)
+            break;
+          continue;
+        }
+        if (!is(b, "identifier") && !is(b, "attribute")) continue;  // metaclass=...
         std::string written(text(b, src_));
         based |= written != "object";
         if ((role = baseRole(written)) != ClassRole::None) break;
@@ -277,6 +285,7 @@ class RoleFinder {
         last != "Parameter" && last != "UninitializedParameter" && last != "Buffer" && last != "UninitializedBuffer")
       return ClassRole::Module;
     if (last.ends_with("Optimizer")) return ClassRole::Optimizer;
+    if (last == "Metric" && (full.starts_with("torcheval.") || full.starts_with("torchmetrics."))) return ClassRole::Metric;
     if (full.starts_with("torch.optim.") && capital && full.find('.', 12) == std::string::npos)
       return ClassRole::Optimizer;
     if (written.find('.') == std::string::npos) return roleOf(written);  // a class of this module

@@ -28,9 +28,26 @@ void Lowerer::asTensor(Value& v, TSNode at, const std::string& why) {
     return;  // `np.x`, `math.pi`: names of other libraries
   v.fact = Fact{};
   v.fact.kind = Kind::CudaTensor;
-  v.fact.conf = Confidence::Low;
-  v.fact.why = because(nullptr, locOf(at), "'" + v.path + "' " + why + "; its device is not known");
+  if (namedAsLoss(v.path) && !cpuFunction_ && !cpuBranch_) {
+    // A loss is computed from the model's outputs, on the device the model runs on: in code that
+    // uses CUDA, the GPU. Host-side losses (numpy, `torch.tensor(...)` without a device) have a
+    // known kind and never get here.
+    v.fact.conf = Confidence::Medium;
+    v.fact.why = because(nullptr, locOf(at), "'" + v.path + "' " + why + ", and it is " +
+                                                 (lossElements_.count(rootOf(v.path)) ? "an element of a container of losses"
+                                                                                      : "named as a loss") +
+                                                 ": a loss is computed where the model runs, on the GPU in code that uses CUDA");
+  } else {
+    v.fact.conf = Confidence::Low;
+    v.fact.why = because(nullptr, locOf(at), "'" + v.path + "' " + why + "; its device is not known");
+  }
   env_[v.path] = v.fact;
+}
+
+bool Lowerer::namedAsLoss(const std::string& path) const {
+  const std::string root = rootOf(path);
+  if (root == path && lossElements_.count(root)) return true;
+  return looksLikeLossName(path);
 }
 
 void Lowerer::usedAsTensor(Value& v, TSNode at, const std::string& why) {

@@ -26,6 +26,13 @@ void Lowerer::inherit(const std::unordered_map<std::string, Fact>& outer) {
   }
 }
 
+std::unordered_set<std::string> Lowerer::namesForClosures() const {
+  auto out = captured_;
+  out.insert(bound_.begin(), bound_.end());
+  out.insert(fn_.params.begin(), fn_.params.end());
+  return out;
+}
+
 std::unordered_map<std::string, std::string> Lowerer::closures() const {
   auto out = outerClosures_;
   for (const auto& n : nested_) out[n] = fn_.name + "." + n;
@@ -577,8 +584,28 @@ Lowerer::Iteration Lowerer::iterationOf(TSNode right) {
     }
   } else {
     it.iterable = eval(right);
+    // `loss_dict.items()`, `loss_map.values()`, `losses`: the container's name says what it holds.
+    TSNode over = right;
+    if (is(over, "call")) {
+      TSNode f = field(over, "function");
+      std::string_view m = is(f, "attribute") ? text(field(f, "attribute"), mc_.src) : "";
+      over = m == "items" || m == "values" ? field(f, "object") : TSNode{};
+    }
+    std::string name = ts_node_is_null(over) ? std::string() : dotted(over);
+    it.losses = !name.empty() && looksLikeLossName(name);
   }
   return it;
+}
+
+void Lowerer::noteLossElements(TSNode left, const Iteration& it) {
+  if (!it.losses) return;
+  std::vector<TSNode> todo{left};
+  while (!todo.empty()) {
+    TSNode t = todo.back();
+    todo.pop_back();
+    if (is(t, "identifier")) lossElements_.insert(std::string(text(t, mc_.src)));
+    else for (TSNode c : NamedChildren(t)) todo.push_back(c);
+  }
 }
 
 // Binds a tuple target to the parts of a zip/enumerate; false when `left` is bound otherwise.
@@ -590,6 +617,7 @@ bool Lowerer::bindParts(TSNode left, const Iteration& it) {
 }
 
 void Lowerer::bindIteration(TSNode left, const Iteration& it) {
+  noteLossElements(left, it);
   if (!bindParts(left, it)) bind(left, isCuda(it.iterable) ? cudaFrom(it.iterable.fact) : Value{});
 }
 
@@ -600,6 +628,7 @@ void Lowerer::lowerLoop(TSNode s) {
   const Value& iterable = it.iterable;
   int saved = pushScope(ScopeKind::Loop, s);
   TSNode left = isFor ? field(s, "left") : TSNode{};
+  if (isFor) noteLossElements(left, it);
   if (isFor && bindParts(left, it)) left = TSNode{};  // bound
   // Iterating a CUDA tensor yields CUDA tensors; anything else yields unknown values (a loader's
   // batches: copying one to the GPU is a real host-to-device copy).

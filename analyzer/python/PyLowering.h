@@ -96,6 +96,10 @@ class Lowerer {
   // Closures the enclosing function defines (short name -> "outer.inner"): a nested function
   // calls its siblings by their short names (`def send_all(): for o in outs: send(o)`).
   void inheritClosures(const std::unordered_map<std::string, std::string>& outer) { outerClosures_ = outer; }
+  // The names the enclosing functions bind (parameters, locals): what a closure calls by one of
+  // them (`block(x)`, `loss_fn(out, y)`) is a module instance it captured, as in the enclosing function.
+  void inheritNames(const std::unordered_set<std::string>& outer) { captured_ = outer; }
+  std::unordered_set<std::string> namesForClosures() const;
   // What a function nested in this one can call by short name: this function's closures and
   // the ones it sees itself.
   std::unordered_map<std::string, std::string> closures() const;
@@ -128,6 +132,7 @@ class Lowerer {
     bool zipped = false;
     std::vector<Value> parts;
     Value iterable;
+    bool losses = false;  // `for k, v in loss_dict.items()`: the elements are losses
   };
   Iteration iterationOf(TSNode right);
   bool bindParts(TSNode left, const Iteration& it);
@@ -221,9 +226,14 @@ class Lowerer {
   static constexpr int kMaxDepth = 400;
   std::unordered_map<std::string, Fact> env_;
   std::unordered_set<std::string> loopBound_;  // names bound from a `for` target (loader batches)
+  std::unordered_set<std::string> lossElements_;  // names bound by iterating a container of losses
+  void noteLossElements(TSNode left, const Iteration& it);
+  // `loss.item()`, `kl_loss.detach()`: a tensor read or used under a loss's name (lossElements_).
+  bool namedAsLoss(const std::string& path) const;
   std::unordered_set<std::string> bound_;      // local names assigned in this function
   std::unordered_set<std::string> nested_;     // functions defined in this one (closures)
   std::unordered_map<std::string, std::string> outerClosures_;  // siblings and outer closures
+  std::unordered_set<std::string> captured_;   // names bound by the enclosing functions (inheritNames)
   bool cpuFunction_ = false;                   // named like CPU code (`*_cpu`, `cpu_*`)
   bool moduleForward_ = false;                 // `forward` of an nn.Module (moduleInputs)
   std::unordered_set<std::string> nonTensorParams_;  // annotated `int`, `str`, `List[int]`...

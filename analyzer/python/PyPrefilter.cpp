@@ -454,6 +454,9 @@ class Planner {
         return true;
       if (w.id == kw(kCuda) && callAt(w.end)) return true;
       if (has(deviceWords_, w.id) && passedAsArgument(w.begin)) return true;
+      // `loss.item()`, `kl_loss.detach()`, `loss_dict.items()`: the frontend takes a loss
+      // used as a tensor for a GPU value (PyInfer.cpp, Lowerer::asTensor).
+      if (has(lossWords_, w.id) && w.end < s_.size() && s_[w.end] == '.') return true;
       if ((w.id == kw(kDevice) || w.id == kw(kTo) || w.id == kw(kType)) && integerDevice(w.end)) return true;
       if (header && w.id == kw(kTensor) && tensorParameter(l, w.begin)) return true;
     }
@@ -519,7 +522,7 @@ class Planner {
   void seedTriggers() {
     streamWords_.assign(words_.size(), 0), cudaWords_.assign(words_.size(), 0), clockWords_.assign(words_.size(), 0);
     globals_.assign(words_.size(), 0), attrs_.assign(words_.size(), 0);
-    for (const char* w : {"forward", "backward", "step", "training_step"})
+    for (const char* w : {"forward", "backward", "step", "training_step", "update" /* a Metric's */})
       if (int id = findId(w); id >= 0) hotMethodWords_.push_back(uint32_t(id));
     // Stream/event/copy vocabulary: a unit naming one is a root whatever else it holds.
     for (const char* w : {"stream", "Stream", "StreamContext", "streams", "Event", "current_stream",
@@ -535,6 +538,9 @@ class Planner {
     deviceWords_.assign(words_.size(), 0);
     for (size_t id = 0; id < words_.size(); ++id)
       if (looksLikeDeviceName(words_[id].text)) mark(deviceWords_, uint32_t(id));
+    lossWords_.assign(words_.size(), 0);
+    for (size_t id = 0; id < words_.size(); ++id)
+      if (looksLikeLossName(words_[id].text)) mark(lossWords_, uint32_t(id));
     for (const char* w : {"time", "perf_counter", "monotonic", "time_ns", "perf_counter_ns", "monotonic_ns",
                           "default_timer"})  // the clock functions of PyApiTable
       if (int id = findId(w); id >= 0) mark(clockWords_, uint32_t(id));
@@ -743,7 +749,7 @@ class Planner {
     return !u.isClass && !u.isModule && namedAsPerStep(u.name);
   }
   // A function or method that runs every step by its name: a per-step method word (forward,
-  // backward, step, training_step) or a per-step name (`train_step`, `on_train_batch_end`).
+  // backward, step, training_step, update) or a per-step name (`train_step`, `on_train_batch_end`).
   bool perStepByName(const Unit& u) const {
     if (u.cls >= 0)
       for (uint32_t id : hotMethodWords_)
@@ -890,11 +896,12 @@ class Planner {
   };
   std::vector<Word> words_;
   std::vector<char> deviceWords_;  // names looksLikeDeviceName accepts
+  std::vector<char> lossWords_;    // names looksLikeLossName accepts
   std::vector<uint32_t> slots_;
   std::vector<Occ> occ_;
   std::vector<int> stamp_, attrStamp_;
   std::vector<char> streamWords_, cudaWords_, clockWords_, globals_, attrs_;
-  std::vector<uint32_t> hotMethodWords_;  // forward, backward, step, training_step (when present)
+  std::vector<uint32_t> hotMethodWords_;  // forward, backward, step, training_step, update (when present)
   uint32_t kwIds_[kCount] = {};
   mutable std::vector<std::pair<size_t, size_t>> spans_;
 };

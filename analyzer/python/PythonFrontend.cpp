@@ -141,6 +141,7 @@ class ModuleLowering {
     low.hostByUse(field(def, "body"));
     if (outer_) low.inherit(*outer_);
     if (outerClosures_) low.inheritClosures(*outerClosures_);
+    if (outerNames_) low.inheritNames(*outerNames_);
     // Inputs of a module's forward (FunctionRoles decided it is one) are on the module's device.
     if (f.hot.find("Module.forward") != std::string::npos) low.moduleInputs(def);
     if (callers_)
@@ -152,12 +153,16 @@ class ModuleLowering {
       for (auto& [k, fact] : low.selfFacts()) mc_.classAttrs[cls].emplace(k, fact);
     auto saved = outer_;
     auto savedClosures = outerClosures_;
+    auto savedNames = outerNames_;
     outer_ = &low.env();
     const auto closures = low.closures();
     outerClosures_ = &closures;
+    const auto names = low.namesForClosures();
+    outerNames_ = &names;
     lowerDefinitions(body, name + ".", "");  // nested functions and classes: closures
     outer_ = saved;
     outerClosures_ = savedClosures;
+    outerNames_ = savedNames;
   }
 
   void lowerDefinitions(TSNode block, const std::string& prefix, const std::string& cls) {
@@ -186,6 +191,7 @@ class ModuleLowering {
   model::Module& m_;
   ModuleContext mc_;
   const std::unordered_map<std::string, Fact>* outer_ = nullptr;  // enclosing function's facts
+  const std::unordered_set<std::string>* outerNames_ = nullptr;    // the names they bind (Lowerer::inheritNames)
   const std::unordered_map<std::string, std::string>* outerClosures_ = nullptr;  // its closures
   FunctionRoles roles_;  // hot functions (run every step), found before lowering
   const CallerInputs* callers_ = nullptr;  // parameters per-step callers pass CUDA tensors to

@@ -108,3 +108,13 @@ class ParamMirror:
     def sync_params(self):
         for p in self.params:
             torch.distributed.broadcast(p.data, 0)
+
+
+def write_metrics(loss_dict, data_time):
+    # A stream created in the region's header: nothing can have made it wait for the stream the
+    # losses were computed on (detectron2's train loop before its fix).
+    device = next(iter(loss_dict.values())).device
+    with torch.cuda.stream(torch.cuda.Stream() if device.type == "cuda" else None):
+        metrics = {k: v.detach().cpu().item() for k, v in loss_dict.items()}  # expect: SL101
+    metrics["data_time"] = data_time
+    return metrics

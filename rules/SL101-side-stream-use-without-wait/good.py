@@ -201,3 +201,12 @@ class ReductionIsNotState:
 
     def _consume(self):
         self.out = self.buf + 1
+
+
+def write_metrics_after_wait(loss_dict):
+    # The new stream is made first and waits for the current one before it is entered.
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        metrics = {k: v.detach().cpu().item() for k, v in loss_dict.items()}
+    return metrics

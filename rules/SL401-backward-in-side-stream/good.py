@@ -73,3 +73,26 @@ def run_schedule_of_closures(recv, layer):
         for _ in range(3):
             schedule()
     torch.cuda.current_stream().wait_stream(s)
+
+
+def warm_up_closure(block, loss_fn, dtype):
+    # CUDA-graph warm-up: the closure runs the captured module's forward and the backward, both
+    # inside the region (TransformerEngine's test_numerics).
+    optimizer = torch.optim.SGD(block.parameters(), lr=0.1)
+    static_input = torch.randn(4, 4, device="cuda", dtype=dtype, requires_grad=True)
+    static_target = torch.randn(4, 4, device="cuda", dtype=dtype)
+
+    def train_step():
+        optimizer.zero_grad(set_to_none=False)
+        out = block(static_input)
+        loss = loss_fn(out, static_target)
+        loss.backward()
+        optimizer.step()
+        return out
+
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            train_step()
+    torch.cuda.current_stream().wait_stream(s)
