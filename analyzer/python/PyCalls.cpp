@@ -217,6 +217,7 @@ Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a)
       return cudaFrom(a.pos[0].value.fact);
     }
   }
+  combinedWithGpu(recv, method, a);
   if (recv.fact.kind == Kind::Unknown && !recv.path.empty()) {
     if (method == "cuda" || method == "to") return toDevice(recv, method, a);
     if (isTensorOnlyMethod(method)) usedAsTensor(recv, a.call, "calls ." + std::string(method) + "(), a tensor method");

@@ -8,6 +8,7 @@
 
 #include "python/PyHostProof.h"
 #include "python/PyLowering.h"
+#include "python/PythonFrontend.h"
 
 namespace sl::py {
 
@@ -232,9 +233,10 @@ void Lowerer::emitCall(TSNode call, const std::string& callee, const CallArgs& a
   auto consider = [&](const Value& v) {
     if (cuda.empty() && isCuda(v) && v.fact.conf >= Confidence::Medium) cuda = v.path.empty() ? "<argument>" : v.path;
   };
-  uint32_t positions = 0;
+  uint32_t positions = 0, named = 0;
   for (size_t i = 0; i < a.pos.size() && i < 32 && !a.splat; ++i) {
     if (isCuda(a.pos[i].value) && a.pos[i].value.fact.conf >= Confidence::Medium) positions |= uint32_t(1) << i;
+    if (a.pos[i].value.fact.byName) named |= uint32_t(1) << i;
   }
   for (const auto& x : a.pos) consider(x.value);
   for (const auto& [k, x] : a.kw) consider(x.value);
@@ -242,6 +244,36 @@ void Lowerer::emitCall(TSNode call, const std::string& callee, const CallArgs& a
   e.callee = callee;
   e.value = std::move(cuda);
   e.cudaArgs = positions;
+  e.namedArgs = named & positions;
+}
+
+// `cand_beams.add(offsets)`, `ids.eq(eos)` with the argument on the GPU (medium or more): torch
+// combines the tensors of one device only (a CPU operand may be a 0-dim scalar, and then the
+// result is on the GPU all the same), so a receiver of unknown or guessed device is a GPU
+// tensor as sure as the argument (fairseq 1df3e50a).
+void Lowerer::combinedWithGpu(Value& recv, std::string_view method, const CallArgs& a) {
+  static constexpr std::string_view kCombining[] = {
+      "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "eq", "ne", "lt", "le", "gt",
+      "ge", "maximum", "minimum", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
+      "bitwise_xor", "matmul", "mm", "bmm", "add_", "sub_", "mul_", "div_", "masked_fill", "masked_fill_",
+      "masked_select"};
+  if (std::find(std::begin(kCombining), std::end(kCombining), method) == std::end(kCombining)) return;
+  const bool unknown = recv.fact.kind == Kind::Unknown && !recv.path.empty() && recv.canonical.empty() && mc_.touchesCuda;
+  const bool guessed = recv.fact.kind == Kind::CudaTensor && recv.fact.conf == Confidence::Low;
+  if ((!unknown && !guessed) || recv.path == "self" || cpuFunction_) return;
+  for (const auto& x : a.pos) {
+    if (!isCuda(x.value) || x.value.fact.conf < Confidence::Medium) continue;
+    const std::string reason = "'" + (recv.path.empty() ? std::string("the receiver") : recv.path) +
+                               "' is combined with the GPU tensor '" + std::string(text(x.node, mc_.src)) + "' by ." +
+                               std::string(method) + "(): torch combines tensors of one device";
+    if (guessed) return promote(recv, a.call, reason);
+    recv.fact = x.value.fact;
+    recv.fact.conf = Confidence::Medium;
+    recv.fact.why = because(x.value.fact.why, locOf(a.call), reason);
+    recv.fact.local = false;
+    env_[recv.path] = recv.fact;
+    return;
+  }
 }
 
 // `t.cuda()` / `t.to(cuda_device)` on a tensor that may or may not be on the GPU: afterwards it
@@ -315,9 +347,21 @@ void Lowerer::moduleInputs(TSNode at) {
   }
 }
 
-void Lowerer::callerInput(size_t index, const std::string& why, TSNode at) {
+void Lowerer::callerInput(const CallerInput& c, TSNode at) {
+  const size_t index = c.index;
+  const std::string& why = c.why;
   if (index >= fn_.params.size()) return;
-  auto it = env_.find(fn_.params[index]);
+  const std::string& p = fn_.params[index];
+  auto it = env_.find(p);
+  if ((it == env_.end() || it->second.kind == Kind::Unknown) && c.anyParameter && !nonTensorParams_.count(p) &&
+      !cpuFunction_) {
+    Fact f;
+    f.kind = Kind::CudaTensor;
+    f.conf = Confidence::Medium;
+    f.why = because(nullptr, locOf(at), "'" + p + "': " + why);
+    env_[p] = f;
+    return;
+  }
   if (it == env_.end() || it->second.kind != Kind::CudaTensor || it->second.conf != Confidence::Low) return;
   it->second.conf = Confidence::Medium;
   it->second.why = because(it->second.why, locOf(at), why);

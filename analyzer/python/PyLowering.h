@@ -57,6 +57,7 @@ struct Fact {
   bool pendingCopy = false;     // HostTensor: target of a non_blocking D2H copy not yet synced
   bool mixed = false;           // CudaTensor: a call's result that may bundle non-tensors
                                 // (counts, flags): its unpacked parts are only low-confidence
+  bool byName = false;          // CudaTensor: such a part, medium by its name alone
   model::Confidence conf = model::Confidence::High;  // CudaTensor/CudaModule/CudaDevice
   WhyPtr why;                   // what made it so (CudaTensor/CudaModule/CudaDevice)
 };
@@ -87,6 +88,8 @@ struct ModuleContext {
   ConfigAttrs config;            // attributes a class sets in `__init__` only
 };
 
+struct CallerInput;  // python/PythonFrontend.h
+
 class Lowerer {
  public:
   Lowerer(ModuleContext& mc, model::Function& fn, std::string className);
@@ -108,7 +111,7 @@ class Lowerer {
   void moduleInputs(TSNode at);
   // Positional parameter `index` is given a CUDA tensor by per-step code of another module
   // (python/PythonFrontend.h CallerInputs): an annotated tensor there is on the GPU (medium).
-  void callerInput(size_t index, const std::string& why, TSNode at);
+  void callerInput(const CallerInput& c, TSNode at);
   // Parameters the body proves to be host tensors (python/PyHostProof.h) are host tensors.
   void hostByUse(TSNode body);
   void lowerBlock(TSNode block);
@@ -203,6 +206,7 @@ class Lowerer {
   void useOnStream(std::vector<Value>& vs, TSNode at);
   void copiedAsync(Value& v, TSNode at);
   void indexedOnGpu(Value& base, const Value& idx, TSNode at);
+  void combinedWithGpu(Value& recv, std::string_view method, const CallArgs& a);
   void promote(Value& v, TSNode at, const std::string& reason);
   Value onGpu(const Value& recv, CallArgs& a, const char* api);
   Value deviceResult(const CallArgs& a, std::string_view callee);

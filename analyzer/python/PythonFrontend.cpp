@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 
+#include "python/PyCallerInputs.h"
 #include "python/PyFunctionRoles.h"
 #include "python/PyGrammarGaps.h"
 #include "python/PyLargeLiterals.h"
@@ -146,7 +147,7 @@ class ModuleLowering {
     if (f.hot.find("Module.forward") != std::string::npos) low.moduleInputs(def);
     if (callers_)
       if (auto it = callers_->find(name); it != callers_->end())
-        for (const auto& c : it->second) low.callerInput(c.index, c.why, def);
+        for (const auto& c : it->second) low.callerInput(c, def);
     TSNode body = field(def, "body");
     low.lowerBlock(body);
     if (!cls.empty())
@@ -267,7 +268,18 @@ model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnost
     d.message += "; analysed the parts that parsed";
     diagnostics.push_back(std::move(d));
   }
-  if (lowered) ModuleLowering(file, m, knowledge, projectUsesCuda, callers).run(root);
+  if (!lowered) return m;
+  ModuleLowering(file, m, knowledge, projectUsesCuda, callers).run(root);
+  // GPU tensors the module's own functions hand its helpers (PyCallerInputs.h): lowered again
+  // with them, from the same tree.
+  CallerInputs inputs = callers ? *callers : CallerInputs{};
+  for (int round = 0; round < 3 && addSameModuleInputs(m, inputs); ++round) {
+    model::Module again;
+    again.path = m.path;
+    again.lang = m.lang;
+    ModuleLowering(file, again, knowledge, projectUsesCuda, &inputs).run(root);
+    m = std::move(again);
+  }
   return m;
 }
 
