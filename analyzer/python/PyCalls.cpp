@@ -226,7 +226,7 @@ Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a)
     else if (forwardInput(recv.path) && (lookupTensorMethod(method) == Method::ValueRead || method == "cpu"))
       usedAsTensor(recv, a.call, "calls ." + std::string(method) + "()");
     // `loss.item()`: numbers have no .item(); what is read is a loss tensor (asTensor says where).
-    else if (namedAsLoss(recv.path) && (lookupTensorMethod(method) == Method::ValueRead || method == "cpu"))
+    else if (namedAsLoss(recv.path, a.call) && (lookupTensorMethod(method) == Method::ValueRead || method == "cpu"))
       asTensor(recv, a.call, "calls ." + std::string(method) + "()");
     if (recv.fact.kind == Kind::Unknown) {
       // `.item()`, `.tolist()`, `.cpu()`, `x.synchronize()` of something unknown: perhaps a

@@ -29,7 +29,7 @@ void Lowerer::asTensor(Value& v, TSNode at, const std::string& why) {
     return;  // `np.x`, `math.pi`: names of other libraries
   v.fact = Fact{};
   v.fact.kind = Kind::CudaTensor;
-  if (namedAsLoss(v.path) && !cpuFunction_ && !cpuBranch_) {
+  if (namedAsLoss(v.path, at) && !cpuFunction_ && !cpuBranch_) {
     // A loss is computed from the model's outputs, on the device the model runs on: in code that
     // uses CUDA, the GPU. Host-side losses (numpy, `torch.tensor(...)` without a device) have a
     // known kind and never get here.
@@ -45,7 +45,14 @@ void Lowerer::asTensor(Value& v, TSNode at, const std::string& why) {
   env_[v.path] = v.fact;
 }
 
-bool Lowerer::namedAsLoss(const std::string& path) const {
+bool Lowerer::namedAsLoss(const std::string& path, TSNode at) const {
+  // What a logging call or a metrics store reads is judged by other evidence: the loss's name
+  // alone would make per-step logging, mostly deliberate, a GPU read (bench/precision run S).
+  if (mc_.logging) {
+    const uint32_t line = ts_node_start_point(at).row + 1;
+    for (const auto& [first, last] : *mc_.logging)
+      if (first <= line && line <= last) return false;
+  }
   const std::string root = rootOf(path);
   if (root == path && lossElements_.count(root)) return true;
   return looksLikeLossName(path);

@@ -86,6 +86,9 @@ struct ModuleContext {
   bool touchesCuda = false;
   bool namesCudaItself = false;  // this file's own text names CUDA
   ConfigAttrs config;            // attributes a class sets in `__init__` only
+  // Lines of logging calls and metrics stores (model::Module::loggingOnly): a value's name is
+  // no evidence there (`pbar.set_postfix(loss=loss.item())` logs whatever it is given).
+  const std::vector<std::pair<uint32_t, uint32_t>>* logging = nullptr;
 };
 
 struct CallerInput;  // python/PythonFrontend.h
@@ -233,7 +236,7 @@ class Lowerer {
   std::unordered_set<std::string> lossElements_;  // names bound by iterating a container of losses
   void noteLossElements(TSNode left, const Iteration& it);
   // `loss.item()`, `kl_loss.detach()`: a tensor read or used under a loss's name (lossElements_).
-  bool namedAsLoss(const std::string& path) const;
+  bool namedAsLoss(const std::string& path, TSNode at) const;
   std::unordered_set<std::string> bound_;      // local names assigned in this function
   std::unordered_set<std::string> nested_;     // functions defined in this one (closures)
   std::unordered_map<std::string, std::string> outerClosures_;  // siblings and outer closures
