@@ -105,6 +105,8 @@ std::string deliberateLineReason(const model::Module& m, uint32_t line) {
     if (first <= line && line <= last) return "`raise`";
   for (const auto& [first, last] : m.handlerOnly)
     if (first <= line && line <= last) return "an `except` handler";
+  for (const auto& [first, last] : m.checkOnly)
+    if (first <= line && line <= last) return "a check (`assert`, or an `if` that only raises)";
   for (const auto& [first, last] : m.exportOnly)
     if (first <= line && line <= last) return "export or tracing only";
   for (const auto& [first, last] : m.loggingOnly)

@@ -209,6 +209,9 @@ struct Module {
   // Lines that run only when something already failed (`raise ValueError(f"{t.item()}")`):
   // [first, last] line spans; performance notes there are left out like deliberate code.
   std::vector<std::pair<uint32_t, uint32_t>> failureOnly;
+  // Python checks: `assert` statements and the conditions of `if`s that only raise ([first, last]
+  // lines). A read there validates a value; performance notes are left out like deliberate code.
+  std::vector<std::pair<uint32_t, uint32_t>> checkOnly;
   // Python `except` handlers: [first, last] lines of each. They run after something failed (an
   // out-of-memory retry, an overflow skip), not on the common path of a step.
   std::vector<std::pair<uint32_t, uint32_t>> handlerOnly;

@@ -78,7 +78,7 @@ void writeConcise(std::ostream& os, const std::vector<Finding>& findings, const 
 
 std::string hiddenSummary(size_t n) {
   return std::to_string(n) + (n == 1 ? " performance note" : " performance notes") +
-         " in deliberate code hidden (tests, benchmarks, examples, set-up, logging, `__repr__`; --check-deliberate-code shows them)";
+         " in deliberate code hidden (tests, benchmarks, examples, set-up, logging, checks, `__repr__`; --check-deliberate-code shows them)";
 }
 
 }  // namespace sl

@@ -147,6 +147,13 @@ Api lookupFunction(std::string_view canonical) {
       under("torch.autograd.") || under("torch.backends.") || under("torch.nn.Module") ||
       under("torch.jit.") || under("torch.compile") || under("torch._dynamo"))
     return Api::None;
+  // `nn.Parameter(torch.randn(d))`, `nn.Buffer(...)`, `nn.Linear(...)`: module state and modules,
+  // which Module.to()/.cuda() move with their module; not ops whose output stays where their
+  // input was (a parameter built from a host tensor is on the GPU once the model is).
+  if (under("torch.nn.") && !under("torch.nn.functional.")) {
+    std::string_view rest = canonical.substr(canonical.rfind('.') + 1);
+    if (!rest.empty() && std::isupper(static_cast<unsigned char>(rest[0]))) return Api::None;
+  }
   if (under("torch.nn.functional.") || under("torch.") || under("torch.linalg.") ||
       under("torch.fft.") || under("torch.special."))
     return Api::TensorOp;

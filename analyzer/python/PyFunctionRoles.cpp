@@ -303,7 +303,7 @@ class RoleFinder {
                    assignment = types.id("assignment"), string = types.id("string"),
                    import = types.id("import_statement"), importFrom = types.id("import_from_statement"),
                    except = types.id("except_clause"), exceptGroup = types.id("except_group_clause"),
-                   ifStatement = types.id("if_statement");
+                   ifStatement = types.id("if_statement"), assertion = types.id("assert_statement");
     const std::vector<unsigned char>& prune = pruneModes(types, ts_tree_language(root.tree));
     // In a tree with errors a call may lack its `(` (a MISSING token): no pruning there.
     const bool mayPrune = !ts_node_has_error(root);
@@ -321,6 +321,12 @@ class RoleFinder {
         out.raises.emplace_back(ts_node_start_point(n).row + 1, ts_node_end_point(n).row + 1);
       if (type == except || type == exceptGroup)
         out.handlers.emplace_back(ts_node_start_point(n).row + 1, ts_node_end_point(n).row + 1);
+      if (type == assertion)
+        out.checks.emplace_back(ts_node_start_point(n).row + 1, ts_node_end_point(n).row + 1);
+      if (type == ifStatement && onlyRaises(n)) {
+        TSNode cond = field(n, "condition");
+        out.checks.emplace_back(ts_node_start_point(cond).row + 1, ts_node_end_point(cond).row + 1);
+      }
       if (type == ifStatement && exportCondition(field(n, "condition"))) {
         TSNode body = field(n, "consequence");
         out.exporting.emplace_back(ts_node_start_point(n).row + 1, ts_node_end_point(body).row + 1);
@@ -333,6 +339,19 @@ class RoleFinder {
         if (!ts_tree_cursor_goto_parent(&cur)) break;
     }
     ts_tree_cursor_delete(&cur);
+  }
+
+  // `if torch.isnan(loss).any(): raise ...`: an `if` with no other arm whose body only raises
+  // is a validity check, like an assertion.
+  static bool onlyRaises(TSNode ifStatement) {
+    if (!ts_node_is_null(field(ifStatement, "alternative"))) return false;
+    TSNode body = field(ifStatement, "consequence");
+    bool any = false;
+    for (TSNode s : NamedChildren(body)) {
+      if (!is(s, "raise_statement")) return false;
+      any = true;
+    }
+    return any;
   }
 
   // What hooks() may skip, by node type (issue 12: its sibling steps through tree-sitter's
@@ -359,7 +378,8 @@ class RoleFinder {
     for (const char* t : {"module", "block", "case_clause", "class_definition", "decorated_definition",
                           "elif_clause", "else_clause", "except_clause", "except_group_clause", "finally_clause",
                           "for_statement", "function_definition", "if_statement", "match_statement",
-                          "raise_statement", "try_statement", "while_statement", "with_statement"})
+                          "raise_statement", "try_statement", "while_statement", "with_statement",
+                          "assert_statement"})
       if (TSSymbol id = types.id(t); id < modes.size()) modes[id] = kVisit;
     for (const char* t : {"expression_statement", "assignment", "augmented_assignment"})
       if (TSSymbol id = types.id(t); id < modes.size()) modes[id] = kNeedsWord;

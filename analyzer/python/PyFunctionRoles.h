@@ -57,6 +57,9 @@ struct FunctionRoles {
   // [first, last] lines of each `raise` statement: its message runs only on failure (like an
   // assertion's message, which the lowering never evaluates).
   std::vector<std::pair<uint32_t, uint32_t>> raises;
+  // [first, last] lines of each `assert` statement and of the condition of each `if` whose only
+  // arm raises: checks of what should hold (stripped by `python -O`), not the work of a step.
+  std::vector<std::pair<uint32_t, uint32_t>> checks;
   // [first, last] lines of each `except` clause: its body runs only after a failure.
   std::vector<std::pair<uint32_t, uint32_t>> handlers;
   // [first, last] lines of each `if` arm taken only while exporting or tracing the model: the

@@ -91,6 +91,7 @@ class ModuleLowering {
     roles_ = findFunctionRoles(root, mc_.src, mc_.imports);
     m_.failureOnly = roles_.raises;
     m_.loggingOnly = roles_.logging;
+    m_.checkOnly = roles_.checks;
     mc_.logging = &m_.loggingOnly;
     m_.handlerOnly = roles_.handlers;
     m_.exportOnly = roles_.exporting;

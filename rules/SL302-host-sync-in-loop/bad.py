@@ -402,3 +402,13 @@ def train_tokens(model, steps, vocab):
         n = (y != -1).sum()
         loss = logits.float().logsumexp(-1).sum() / max(1, n)  # expect: SL302
         loss.backward()
+
+
+def skip_nan_steps(model, loader, opt):
+    # A NaN check that changes what the step does is the step's own work, not a check.
+    for batch in loader:
+        loss = model(batch.cuda(non_blocking=True)).mean()
+        if torch.isnan(loss).any():  # expect: SL302
+            loss = torch.zeros_like(loss)
+        loss.backward()
+        opt.step()

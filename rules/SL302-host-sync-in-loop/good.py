@@ -513,3 +513,15 @@ def padded_positions(cu_seqlens: torch.Tensor, multiple: int) -> torch.Tensor:
     starts = [s.item() for s, e in zip(cu_seqlens[:-1], cu_seqlens[1:])]
     padded = seqlens + torch.tensor(pads, dtype=seqlens.dtype)
     return torch.cat([torch.tensor([0], dtype=cu_seqlens.dtype), padded.cumsum(0)]), starts
+
+
+class ShiftTable(torch.nn.Module):
+    # A parameter built from a host tensor moves with its module (Module.to/.cuda): `.to()` of
+    # it in forward is a no-op once the model is on the GPU, not a copy per step (diffusers).
+    def __init__(self, dim):
+        super().__init__()
+        self.table = torch.nn.Parameter(torch.randn(1, 2, dim))
+
+    def forward(self, hidden: torch.Tensor, temb: torch.Tensor):
+        shift, scale = (self.table.to(temb.device) + temb.unsqueeze(2)).chunk(2, dim=2)
+        return hidden * (1 + scale) + shift
