@@ -147,7 +147,6 @@ struct Event {
   Confidence confidence = Confidence::High;  // that the values involved are CUDA tensors
   std::vector<Evidence> evidence;  // why (origin first); empty when the event names its device
   int block = -1;                  // basic block in Function::flow (-1: no control-flow graph)
-  uint32_t namedArgs = 0;          // Call: those of cudaArgs whose CUDA-ness rests on a name alone
   uint32_t cudaArgs = 0;           // Call: bit i set when positional argument i is a CUDA tensor
                                    // (medium confidence or more); the first 32 only
 };

@@ -35,16 +35,9 @@ void markHotClosures(model::Module& m) {
     for (const auto& e : f.events) {
       if (e.kind != model::EventKind::Call) continue;
       model::Function* g = closure(e.callee);
-      // A method or function of the module that per-step code calls in a loop, handing it GPU
-      // tensors (`[self.banned_tokens(tokens, i) for i in range(n)]` in the decoding step): it
-      // runs per item there, like a closure.
-      const bool perItemHelper = !g && !f.hot.empty() && (e.cudaArgs & ~e.namedArgs) != 0;
-      if (perItemHelper)
-        if (auto it = byName.find(e.callee); it != byName.end()) g = it->second;
-      if (!g || g == &f || !g->perIteration.empty() || (!g->hot.empty() && !perItemHelper)) continue;
+      if (!g || g == &f || !g->perIteration.empty() || !g->hot.empty()) continue;
       int loop = model::enclosingScope(f, e.scope, model::ScopeKind::Loop);
       if (loop < 0) {
-        if (perItemHelper) continue;
         if (!f.hot.empty() && !f.hotViaCaller && runsOnEveryCall(f, e))
           g->hot = "called every step from `" + caller + "()`, " + f.hot, g->hotViaCaller = true;
         continue;

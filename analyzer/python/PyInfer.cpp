@@ -8,7 +8,6 @@
 
 #include "python/PyHostProof.h"
 #include "python/PyLowering.h"
-#include "python/PythonFrontend.h"
 
 namespace sl::py {
 
@@ -240,10 +239,9 @@ void Lowerer::emitCall(TSNode call, const std::string& callee, const CallArgs& a
   auto consider = [&](const Value& v) {
     if (cuda.empty() && isCuda(v) && v.fact.conf >= Confidence::Medium) cuda = v.path.empty() ? "<argument>" : v.path;
   };
-  uint32_t positions = 0, named = 0;
+  uint32_t positions = 0;
   for (size_t i = 0; i < a.pos.size() && i < 32 && !a.splat; ++i) {
     if (isCuda(a.pos[i].value) && a.pos[i].value.fact.conf >= Confidence::Medium) positions |= uint32_t(1) << i;
-    if (a.pos[i].value.fact.byName) named |= uint32_t(1) << i;
   }
   for (const auto& x : a.pos) consider(x.value);
   for (const auto& [k, x] : a.kw) consider(x.value);
@@ -251,7 +249,6 @@ void Lowerer::emitCall(TSNode call, const std::string& callee, const CallArgs& a
   e.callee = callee;
   e.value = std::move(cuda);
   e.cudaArgs = positions;
-  e.namedArgs = named & positions;
 }
 
 // `cand_beams.add(offsets)`, `ids.eq(eos)` with the argument on the GPU (medium or more): torch
@@ -354,21 +351,9 @@ void Lowerer::moduleInputs(TSNode at) {
   }
 }
 
-void Lowerer::callerInput(const CallerInput& c, TSNode at) {
-  const size_t index = c.index;
-  const std::string& why = c.why;
+void Lowerer::callerInput(size_t index, const std::string& why, TSNode at) {
   if (index >= fn_.params.size()) return;
-  const std::string& p = fn_.params[index];
-  auto it = env_.find(p);
-  if ((it == env_.end() || it->second.kind == Kind::Unknown) && c.anyParameter && !nonTensorParams_.count(p) &&
-      !cpuFunction_) {
-    Fact f;
-    f.kind = Kind::CudaTensor;
-    f.conf = Confidence::Medium;
-    f.why = because(nullptr, locOf(at), "'" + p + "': " + why);
-    env_[p] = f;
-    return;
-  }
+  auto it = env_.find(fn_.params[index]);
   if (it == env_.end() || it->second.kind != Kind::CudaTensor || it->second.conf != Confidence::Low) return;
   it->second.conf = Confidence::Medium;
   it->second.why = because(it->second.why, locOf(at), why);

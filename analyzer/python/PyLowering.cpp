@@ -263,8 +263,7 @@ void Lowerer::bind(TSNode target, const Value& v) {
         bool bundle = v.fact.mixed || (!v.fact.local && !v.path.empty() && v.path.find('.') == std::string::npos &&
                                        std::find(fn_.params.begin(), fn_.params.end(), v.path) != fn_.params.end());
         if (!bundle) part.fact.conf = std::min(part.fact.conf, model::Confidence::Medium);
-        else part.fact.conf = looksLikeTensorName(text(c, mc_.src)) ? model::Confidence::Medium : model::Confidence::Low,
-             part.fact.byName = true;
+        else part.fact.conf = looksLikeTensorName(text(c, mc_.src)) ? model::Confidence::Medium : model::Confidence::Low;
       }
       bind(c, part);
     }

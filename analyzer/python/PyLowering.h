@@ -57,7 +57,6 @@ struct Fact {
   bool pendingCopy = false;     // HostTensor: target of a non_blocking D2H copy not yet synced
   bool mixed = false;           // CudaTensor: a call's result that may bundle non-tensors
                                 // (counts, flags): its unpacked parts are only low-confidence
-  bool byName = false;          // CudaTensor: such a part, medium by its name alone
   model::Confidence conf = model::Confidence::High;  // CudaTensor/CudaModule/CudaDevice
   WhyPtr why;                   // what made it so (CudaTensor/CudaModule/CudaDevice)
 };
@@ -91,8 +90,6 @@ struct ModuleContext {
   const std::vector<std::pair<uint32_t, uint32_t>>* logging = nullptr;
 };
 
-struct CallerInput;  // python/PythonFrontend.h
-
 class Lowerer {
  public:
   Lowerer(ModuleContext& mc, model::Function& fn, std::string className);
@@ -114,7 +111,7 @@ class Lowerer {
   void moduleInputs(TSNode at);
   // Positional parameter `index` is given a CUDA tensor by per-step code of another module
   // (python/PythonFrontend.h CallerInputs): an annotated tensor there is on the GPU (medium).
-  void callerInput(const CallerInput& c, TSNode at);
+  void callerInput(size_t index, const std::string& why, TSNode at);
   // Parameters the body proves to be host tensors (python/PyHostProof.h) are host tensors.
   void hostByUse(TSNode body);
   void lowerBlock(TSNode block);

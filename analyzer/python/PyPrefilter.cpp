@@ -812,9 +812,7 @@ class Planner {
       bool shadows = !u.isClass && u.cls < 0 && !u.isModule &&
                      (u.name == "print" || u.name == "bool" || u.name == "float" || u.name == "int" ||
                       u.name == "complex");
-      // A root with CUDA evidence may hand GPU tensors to the module's helpers, which are then
-      // lowered with them (python/PyCallerInputs.h): its callees are kept too.
-      if (u.root || u.isModule || shadows || nestsClass(u)) keep(int(i), u.summaries || (u.root && u.cuda));
+      if (u.root || u.isModule || shadows || nestsClass(u)) keep(int(i), u.summaries);
     }
     while (!work.empty()) {
       Unit& u = units_[size_t(work.back())];

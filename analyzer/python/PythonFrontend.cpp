@@ -4,7 +4,6 @@
 #include <memory>
 #include <optional>
 
-#include "python/PyCallerInputs.h"
 #include "python/PyFunctionRoles.h"
 #include "python/PyGrammarGaps.h"
 #include "python/PyLargeLiterals.h"
@@ -149,7 +148,7 @@ class ModuleLowering {
     if (f.hot.find("Module.forward") != std::string::npos) low.moduleInputs(def);
     if (callers_)
       if (auto it = callers_->find(name); it != callers_->end())
-        for (const auto& c : it->second) low.callerInput(c, def);
+        for (const auto& c : it->second) low.callerInput(c.index, c.why, def);
     TSNode body = field(def, "body");
     low.lowerBlock(body);
     if (!cls.empty())
@@ -270,18 +269,7 @@ model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnost
     d.message += "; analysed the parts that parsed";
     diagnostics.push_back(std::move(d));
   }
-  if (!lowered) return m;
-  ModuleLowering(file, m, knowledge, projectUsesCuda, callers).run(root);
-  // GPU tensors the module's own functions hand its helpers (PyCallerInputs.h): lowered again
-  // with them, from the same tree.
-  CallerInputs inputs = callers ? *callers : CallerInputs{};
-  for (int round = 0; round < 3 && addSameModuleInputs(m, inputs); ++round) {
-    model::Module again;
-    again.path = m.path;
-    again.lang = m.lang;
-    ModuleLowering(file, again, knowledge, projectUsesCuda, &inputs).run(root);
-    m = std::move(again);
-  }
+  if (lowered) ModuleLowering(file, m, knowledge, projectUsesCuda, callers).run(root);
   return m;
 }
 

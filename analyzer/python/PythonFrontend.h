@@ -25,9 +25,6 @@ namespace sl::py {
 struct CallerInput {
   size_t index = 0;  // positional parameter
   std::string why;   // "a CUDA tensor is passed every step by `forward()` in pkg/attn.py"
-  // Also an unannotated parameter (a caller of the same module: python/PyCallerInputs.h);
-  // otherwise only a tensor-annotated one is made sure.
-  bool anyParameter = false;
 };
 using CallerInputs = std::unordered_map<std::string, std::vector<CallerInput>>;
 model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnostics,
