@@ -30,10 +30,12 @@ std::vector<std::pair<uint32_t, std::string>> hidden(const std::string& file) {
 }  // namespace
 
 TEST(DeliberateShapes, TheHostNeedsTheValues) {
-  const std::string host = "the host needs the values", exit = "the host needs the value";
+  const std::string host = "the host needs the values", exit = "the host needs the value",
+                    check = "a check (`assert`, or an `if` that only raises)";
+  // Line 52 is an `assert`: a check before any shape is asked about.
   EXPECT_EQ(hidden("rules/SL302-host-sync-in-loop/good.host_needs_value.py"),
             (std::vector<std::pair<uint32_t, std::string>>{
-                {11, host}, {12, host}, {15, host}, {22, host}, {30, exit}, {39, exit}, {50, exit}, {52, exit}, {62, host}, {71, exit}}));
+                {11, host}, {12, host}, {15, host}, {22, host}, {30, exit}, {39, exit}, {50, exit}, {52, check}, {62, host}, {71, exit}}));
 }
 
 // Line 10 is reached through the module's text (the caller of `encode_prompt`, in a `__call__`
