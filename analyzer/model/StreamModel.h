@@ -60,6 +60,9 @@ struct Scope {
   int parent = -1;  // index into Function::scopes; -1 for the root
   Loc loc;          // where the scope starts (the `with`, `for`, `if` keyword)
   StreamRef stream; // StreamRegion only
+  // StreamRegion only: the region's own header creates its stream (`with stream(Stream()):`,
+  // also under a conditional): nothing can have made that stream wait yet.
+  bool freshStream = false;
   // Branch only: taken when a value is a tensor (`if isinstance(out, torch.Tensor):`,
   // `torch.is_tensor(x)`). The path that skips it holds no tensor to wait for, so a sync
   // there covers the GPU work whose result it tests.

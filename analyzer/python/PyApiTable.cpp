@@ -221,6 +221,15 @@ bool isTensorOnlyMethod(std::string_view n) {
   return t.count(n) > 0;
 }
 
+bool combinesOperands(std::string_view n) {
+  static const std::unordered_set<std::string_view> t = {
+      "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "eq", "ne", "lt", "le", "gt",
+      "ge", "maximum", "minimum", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
+      "bitwise_xor", "matmul", "mm", "bmm", "add_", "sub_", "mul_", "div_", "masked_fill", "masked_fill_",
+      "masked_select"};
+  return t.count(n) > 0;
+}
+
 bool isHostBuiltin(std::string_view n) {
   static const std::unordered_set<std::string_view> t = {
       "len", "str", "repr", "int", "float", "bool", "complex", "isinstance", "issubclass", "getattr",

@@ -64,6 +64,9 @@ EventMethod lookupEventMethod(std::string_view name);
 // Methods only torch tensors have (not numpy arrays, lists or modules): calling one says the
 // receiver is a tensor, though not where it lives.
 bool isTensorOnlyMethod(std::string_view name);
+// Tensor methods that combine the receiver with their tensor arguments (`add`, `eq`, `matmul`,
+// `masked_fill`): torch requires the operands on one device (a CPU 0-dim scalar aside).
+bool combinesOperands(std::string_view name);
 // Tensor methods whose result is new storage, not the receiver's (`clone`, `float`, `sum`, `.cpu()`,
 // `.item()`): what they return is not the object's state. Views (`view`, `narrow`, `detach`),
 // in-place methods and unknown ones hand the receiver's storage on.

@@ -220,14 +220,13 @@ Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a)
   combinedWithGpu(recv, method, a);
   if (recv.fact.kind == Kind::Unknown && !recv.path.empty()) {
     if (method == "cuda" || method == "to") return toDevice(recv, method, a);
+    const bool readsValue = lookupTensorMethod(method) == Method::ValueRead || method == "cpu";
     if (isTensorOnlyMethod(method)) usedAsTensor(recv, a.call, "calls ." + std::string(method) + "(), a tensor method");
     // `.item()`/`.tolist()`/`.cpu()` of an input of an nn.Module's forward: a tensor read on
     // the host (numbers and lists have no such methods), on the module's device.
-    else if (forwardInput(recv.path) && (lookupTensorMethod(method) == Method::ValueRead || method == "cpu"))
-      usedAsTensor(recv, a.call, "calls ." + std::string(method) + "()");
+    else if (readsValue && forwardInput(recv.path)) usedAsTensor(recv, a.call, "calls ." + std::string(method) + "()");
     // `loss.item()`: numbers have no .item(); what is read is a loss tensor (asTensor says where).
-    else if (namedAsLoss(recv.path, a.call) && (lookupTensorMethod(method) == Method::ValueRead || method == "cpu"))
-      asTensor(recv, a.call, "calls ." + std::string(method) + "()");
+    else if (readsValue && namedAsLoss(recv.path, a.call)) asTensor(recv, a.call, "calls ." + std::string(method) + "()");
     if (recv.fact.kind == Kind::Unknown) {
       // `.item()`, `.tolist()`, `.cpu()`, `x.synchronize()` of something unknown: perhaps a
       // wait for the GPU. Low confidence (hidden by default) — but enough that a timer after

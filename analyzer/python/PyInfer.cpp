@@ -28,7 +28,7 @@ void Lowerer::asTensor(Value& v, TSNode at, const std::string& why) {
     return;  // `np.x`, `math.pi`: names of other libraries
   v.fact = Fact{};
   v.fact.kind = Kind::CudaTensor;
-  if (namedAsLoss(v.path, at) && !cpuFunction_ && !cpuBranch_) {
+  if (!cpuFunction_ && !cpuBranch_ && namedAsLoss(v.path, at)) {
     // A loss is computed from the model's outputs, on the device the model runs on: in code that
     // uses CUDA, the GPU. Host-side losses (numpy, `torch.tensor(...)` without a device) have a
     // known kind and never get here.
@@ -45,6 +45,8 @@ void Lowerer::asTensor(Value& v, TSNode at, const std::string& why) {
 }
 
 bool Lowerer::namedAsLoss(const std::string& path, TSNode at) const {
+  const std::string root = rootOf(path);
+  if (!(root == path && lossElements_.count(root)) && !looksLikeLossName(path)) return false;
   // What a logging call or a metrics store reads is judged by other evidence: the loss's name
   // alone would make per-step logging, mostly deliberate, a GPU read (bench/precision run S).
   if (mc_.logging) {
@@ -52,9 +54,7 @@ bool Lowerer::namedAsLoss(const std::string& path, TSNode at) const {
     for (const auto& [first, last] : *mc_.logging)
       if (first <= line && line <= last) return false;
   }
-  const std::string root = rootOf(path);
-  if (root == path && lossElements_.count(root)) return true;
-  return looksLikeLossName(path);
+  return true;
 }
 
 void Lowerer::usedAsTensor(Value& v, TSNode at, const std::string& why) {
@@ -256,12 +256,7 @@ void Lowerer::emitCall(TSNode call, const std::string& callee, const CallArgs& a
 // result is on the GPU all the same), so a receiver of unknown or guessed device is a GPU
 // tensor as sure as the argument (fairseq 1df3e50a).
 void Lowerer::combinedWithGpu(Value& recv, std::string_view method, const CallArgs& a) {
-  static constexpr std::string_view kCombining[] = {
-      "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "eq", "ne", "lt", "le", "gt",
-      "ge", "maximum", "minimum", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
-      "bitwise_xor", "matmul", "mm", "bmm", "add_", "sub_", "mul_", "div_", "masked_fill", "masked_fill_",
-      "masked_select"};
-  if (std::find(std::begin(kCombining), std::end(kCombining), method) == std::end(kCombining)) return;
+  if (!combinesOperands(method)) return;
   const bool unknown = recv.fact.kind == Kind::Unknown && !recv.path.empty() && recv.canonical.empty() && mc_.touchesCuda;
   const bool guessed = recv.fact.kind == Kind::CudaTensor && recv.fact.conf == Confidence::Low;
   if ((!unknown && !guessed) || recv.path == "self" || cpuFunction_) return;

@@ -597,15 +597,20 @@ Lowerer::Iteration Lowerer::iterationOf(TSNode right) {
   return it;
 }
 
-void Lowerer::noteLossElements(TSNode left, const Iteration& it) {
-  if (!it.losses) return;
-  std::vector<TSNode> todo{left};
+// The names a loop target binds (`x`, `k, v`, `[a, (b, c)]`), each passed to `f`.
+template <class F>
+static void forEachTargetName(TSNode target, std::string_view src, F&& f) {
+  std::vector<TSNode> todo{target};
   while (!todo.empty()) {
     TSNode t = todo.back();
     todo.pop_back();
-    if (is(t, "identifier")) lossElements_.insert(std::string(text(t, mc_.src)));
+    if (is(t, "identifier")) f(std::string(text(t, src)));
     else for (TSNode c : NamedChildren(t)) todo.push_back(c);
   }
+}
+
+void Lowerer::noteLossElements(TSNode left, const Iteration& it) {
+  if (it.losses) forEachTargetName(left, mc_.src, [&](std::string n) { lossElements_.insert(std::move(n)); });
 }
 
 // Binds a tuple target to the parts of a zip/enumerate; false when `left` is bound otherwise.
@@ -637,15 +642,8 @@ void Lowerer::lowerLoop(TSNode s) {
       bind(left, iterable.fact.kind == Kind::CudaTensor ? iterable : Value{});
       noteStateOrigin(left, right);  // `for p in self.params:`
     }
-    if (iterable.fact.kind != Kind::CudaTensor) {
-      std::vector<TSNode> todo{field(s, "left")};
-      while (!todo.empty()) {
-        TSNode t = todo.back();
-        todo.pop_back();
-        if (is(t, "identifier")) loopBound_.insert(std::string(text(t, mc_.src)));
-        else for (TSNode c : NamedChildren(t)) todo.push_back(c);
-      }
-    }
+    if (iterable.fact.kind != Kind::CudaTensor)
+      forEachTargetName(field(s, "left"), mc_.src, [&](std::string n) { loopBound_.insert(std::move(n)); });
   }
   else condition(field(s, "condition"));
   lowerBlock(field(s, "body"));
@@ -668,10 +666,14 @@ void Lowerer::lowerWith(TSNode s) {
         alias = field(value, "alias");
         value = ts_node_named_child(value, 0);
       }
+      const size_t before = fn_.events.size();
       Value v = eval(value);
       if (v.fact.kind == Kind::StreamContext) {
         // Regions nest: a later item's region is inside the earlier ones.
         pushScope(ScopeKind::StreamRegion, value, v.fact.stream);
+        fn_.scopes[size_t(scope_)].freshStream =
+            std::any_of(fn_.events.begin() + long(before), fn_.events.end(),
+                        [](const model::Event& e) { return e.kind == EventKind::StreamCreate; });
       }
       if (!ts_node_is_null(alias)) {
         TSNode target = is(alias, "as_pattern_target") ? ts_node_named_child(alias, 0) : alias;

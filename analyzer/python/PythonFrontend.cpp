@@ -153,6 +153,8 @@ class ModuleLowering {
     low.lowerBlock(body);
     if (!cls.empty())
       for (auto& [k, fact] : low.selfFacts()) mc_.classAttrs[cls].emplace(k, fact);
+    // Taken now: lowering a nested function adds to m_.functions, which moves this one's
+    // model::Function (the Lowerer's fn_).
     auto saved = outer_;
     auto savedClosures = outerClosures_;
     auto savedNames = outerNames_;

@@ -71,7 +71,7 @@ class SideStreamUseWithoutWait : public Rule {
       std::string what = e.kind == EventKind::Call ? "'" + e.callee + "()' issues GPU work" : "this GPU work reads '" + e.reads.front() + "'";
       // A stream constructed in the region's own header (`with torch.cuda.stream(torch.cuda.Stream()):`)
       // is new: nobody can have made it wait, and a wait must be called on it before the region.
-      const bool fresh = ctx.module().lang == model::Lang::Python && createdInHeader(sc.stream);
+      const bool fresh = sc.freshStream;
       const std::string fix = fresh ? "create the stream before the region (s = torch.cuda.Stream()), call "
                                       "s.wait_stream(torch.cuda.current_stream()), then enter torch.cuda.stream(s)"
                                     : "call " + waitHint(ctx.module().lang, sc.stream, model::StreamRef::current()) +
@@ -112,14 +112,6 @@ class SideStreamUseWithoutWait : public Rule {
     ctx.note(out, w->read->loc, "read by GPU work in the callee here");
     ctx.note(out, sc.loc, "side-stream region starts here");
     return true;
-  }
-
-  // The region's stream expression constructs the stream (`torch.cuda.Stream()`,
-  // `torch.Stream(device)`, possibly under a conditional): as written, the text names the call.
-  static bool createdInHeader(const model::StreamRef& s) {
-    for (size_t at = s.name.find("Stream("); at != std::string::npos; at = s.name.find("Stream(", at + 1))
-      if (at == 0 || s.name[at - 1] == '.') return true;
-    return false;
   }
 
   static bool waitedBefore(const model::Function& f, size_t use, const model::StreamRef& s) {
