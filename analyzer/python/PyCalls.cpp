@@ -238,7 +238,8 @@ Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a)
                  : method == "cpu"      ? SyncKind::BlockingCopy
                                         : SyncKind::Device;
         s.confidence = model::Confidence::Low;
-        return {};
+        // Whatever was copied, the copy is in host memory (`cpu_tokens[i].tolist()` reads no GPU).
+        return method == "cpu" ? make(Kind::HostTensor) : Value{};
       }
       // `self.model.forward(x)`: a module called through its forward.
       if (method == "forward") return moduleCall(recv, recv.path + ".forward", a);
@@ -338,7 +339,7 @@ Value Lowerer::copyToDevice(const Value& src, CallArgs& a, const char* api) {
   const Arg* nb = a.keyword("non_blocking");
   c.nonBlocking = truthy(nb);
   // A loader's batch may come from pinned memory (pin_memory=True): unknown, not pageable.
-  c.srcPinned = src.fact.pinned ? Tri::Yes : src.fact.kind == Kind::Unknown ? Tri::Unknown : Tri::No;
+  c.srcPinned = src.fact.pinned ? Tri::Yes : src.fact.kind == Kind::Unknown || src.fact.pinUnknown ? Tri::Unknown : Tri::No;
   c.srcTemporary = src.path.empty();
   c.srcStreamTracked = src.fact.pinned;  // torch's pinned memory: the caching host allocator
   if (!src.path.empty()) c.reads.push_back(src.path);
@@ -415,7 +416,11 @@ Value Lowerer::callHostTensorMethod(const Value& recv, std::string_view method, 
         r.value = recv.path;
         stamp(r, recv.fact);
       }
-      return make(Kind::HostTensor);
+      // A view (`.contiguous()`, `.view()`) or a fresh pageable copy: of a tensor whose
+      // pinning is unknown, unknown either way.
+      Value v = make(Kind::HostTensor);
+      v.fact.pinUnknown = recv.fact.pinUnknown;
+      return v;
     }
   }
 }
@@ -471,7 +476,7 @@ Value Lowerer::callTensorMethod(const Value& in, std::string_view method, CallAr
         auto& c = emit(EventKind::Copy, at, api);
         c.dir = CopyDir::HostToDevice, c.value = recv.path;
         c.nonBlocking = truthy(a.keyword("non_blocking"));
-        c.srcPinned = src->value.fact.pinned ? Tri::Yes : Tri::No;
+        c.srcPinned = src->value.fact.pinned ? Tri::Yes : src->value.fact.pinUnknown ? Tri::Unknown : Tri::No;
         c.srcTemporary = src->value.path.empty();
         c.srcStreamTracked = src->value.fact.pinned;
         if (!src->value.path.empty()) c.reads.push_back(src->value.path);

@@ -294,6 +294,13 @@ Value Lowerer::evalSubscript(TSNode e) {
     r.value = base.path;
     stamp(r, base.fact);
   }
+  // An element or slice of a host tensor (`cpu_tokens[i]` after `.cpu()`) is in host memory too.
+  // (As pinned as the tensor it views; the pending copy, if any, was just read.)
+  if (base.fact.kind == Kind::HostTensor) {
+    Fact f = base.fact;
+    f.pendingCopy = false;
+    return Value{f, base.path.empty() ? "" : base.path + "[]", "", false};
+  }
   Fact f = base.path.empty() ? Fact{} : lookup(base.path + "[]");
   return Value{f, base.path.empty() ? "" : base.path + "[]", "", false};
 }

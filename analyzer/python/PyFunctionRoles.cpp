@@ -30,6 +30,23 @@ const char* kHookRegistrations[] = {
 // `training_step`, `update_step_context`, `denoising_step`). Not accessors and set-up named
 // after a step (`get_step`, `set_step`, `init_step_state`, `num_step`, `warmup_step`), nor
 // a bare `step` (a scheduler's or an environment's, not only an optimizer's).
+// A loss is computed on every training step: functions named as the computation of one
+// (`compute_loss`, `loss_fn`, `chunked_cross_entropy`, a bare `loss` method). Not accessors and
+// set-up (`get_loss_weights`, `init_loss`), loss-scale bookkeeping (`update_loss_scale`),
+// reporting (`log_loss`, `print_losses`), nor a test's or a check's name (`test_loss`).
+template <class Has>
+std::string lossByName(const std::vector<std::string_view>& words, const Has& has) {
+  if (words.empty() || !(has("loss") || has("losses") || (has("cross") && has("entropy")))) return "";
+  for (const char* other : {"get", "set", "init", "initialize", "reset", "load", "save", "build", "create", "make",
+                            "register", "setup", "configure", "log", "print", "plot", "report", "show", "write",
+                            "record", "dump", "format", "test", "check", "is", "has", "should", "validate"})
+    if (words[0] == other) return "";
+  for (const char* w : {"scale", "scaler", "scaling", "weight", "weights", "type", "types", "name", "names", "cfg",
+                        "config", "class", "cls", "registry", "str", "repr", "summary", "history", "stats"})
+    if (has(w)) return "";
+  return "named as a loss computation";
+}
+
 std::string stepByName(std::string_view name) {
   std::vector<std::string_view> words;
   for (size_t b = 0; b < name.size();) {
@@ -38,8 +55,9 @@ std::string stepByName(std::string_view name) {
     if (e > b) words.push_back(name.substr(b, e - b));
     b = e + 1;
   }
-  if (words.size() < 2) return "";
   auto has = [&](std::string_view w) { return std::find(words.begin(), words.end(), w) != words.end(); };
+  if (std::string why = lossByName(words, has); !why.empty()) return why;
+  if (words.size() < 2) return "";
   if (words[0] == "on" && (has("step") || has("batch")))
     return "named as a per-step callback";
   if (!has("step")) return "";

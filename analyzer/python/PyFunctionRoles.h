@@ -22,7 +22,9 @@
 //   * a function named as per-step code, whatever its class: framework callbacks
 //     `on_*_batch_*` / `on_*_step_*` (`on_train_batch_end`, `on_megatron_step_end`) and names
 //     with the word `step` (`train_step`, `update_step_context`) except accessors and set-up
-//     (`get_step`, `init_step_state`, `num_steps`) and a bare `step` (a scheduler's too);
+//     (`get_step`, `init_step_state`, `num_steps`) and a bare `step` (a scheduler's too); and
+//     names of a loss computation (`compute_loss`, `loss_fn`, `chunked_cross_entropy`, `loss`)
+//     except reporting, loss-scale bookkeeping, accessors, set-up and tests;
 //   * a function or method of this module that one of the above calls unconditionally (not
 //     under an `if`, not in a nested function), one level: `hotViaCaller`, whose rules count
 //     only what runs on every call.

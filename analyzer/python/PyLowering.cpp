@@ -105,7 +105,10 @@ void Lowerer::lowerParameters(TSNode params) {
     // `cur_iter: int`, `sizes: List[int]`: whatever the body does with it, not a tensor.
     if (!ts_node_is_null(type) && annotationIsScalar(text(type, mc_.src))) nonTensorParams_.insert(name);
     if (!ts_node_is_null(type) && annotationIsTensor(text(type, mc_.src))) {
-      if (hostByName) env_[name] = Fact{Kind::HostTensor};
+      if (hostByName) {
+        env_[name] = Fact{Kind::HostTensor};
+        env_[name].pinUnknown = true;
+      }
       else if (mc_.touchesCuda) {
         // Measured on real projects: in a file that itself names CUDA, tensor parameters are
         // GPU tensors far more often than not (the wrong ones had CPU evidence: `.cpu()`
@@ -379,6 +382,7 @@ Fact joinFacts(const Fact& a, const Fact& b) {
     f.conf = std::min(a.conf, b.conf);
     if (!a.stream.isSide() && b.stream.isSide()) f.stream = b.stream;
     f.pinned = a.pinned && b.pinned;
+    f.pinUnknown = a.pinUnknown || b.pinUnknown;
     f.pendingCopy = a.pendingCopy || b.pendingCopy;
     return f;
   }

@@ -53,6 +53,7 @@ struct Fact {
   Kind kind = Kind::Unknown;
   model::StreamRef stream;      // Stream / StreamContext: which stream
   bool pinned = false;          // HostTensor: page-locked
+  bool pinUnknown = false;      // HostTensor known by its name only (`out_cpu`): pinned or not
   bool local = false;           // produced in this function (its producer stream is known)
   bool pendingCopy = false;     // HostTensor: target of a non_blocking D2H copy not yet synced
   bool mixed = false;           // CudaTensor: a call's result that may bundle non-tensors
