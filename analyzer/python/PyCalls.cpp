@@ -227,6 +227,18 @@ Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a)
     else if (readsValue && forwardInput(recv.path)) usedAsTensor(recv, a.call, "calls ." + std::string(method) + "()");
     // `loss.item()`: numbers have no .item(); what is read is a loss tensor (asTensor says where).
     else if (readsValue && namedAsLoss(recv.path, a.call)) asTensor(recv, a.call, "calls ." + std::string(method) + "()");
+    // `x.cpu()` in the model's own per-step code (a forward, an autograd.Function, an optimizer's
+    // step, a hook), in a project that uses CUDA: a copy that only a GPU tensor needs (it is a
+    // no-op on the host), written where the GPU runs (offloading a saved input in an
+    // autograd.Function's forward). Not in functions hot by their name (`validation_step`,
+    // `data_step`): there the batch is often still the loader's and the host needs the values.
+    else if (method == "cpu" && !fn_.hot.empty() && fn_.hot.rfind("named as", 0) != 0 && !cpuFunction_ && !cpuBranch_) {
+      asTensor(recv, a.call, "is copied to the host by .cpu()");
+      if (recv.fact.kind == Kind::CudaTensor && recv.fact.conf == model::Confidence::Low)
+        promote(recv, a.call, "a copy to the host that only a GPU tensor needs, in `" +
+                                  fn_.name.substr(fn_.name.rfind('.') + 1) + "()`, which runs every step (" + fn_.hot +
+                                  ") in a project that uses CUDA");
+    }
     if (recv.fact.kind == Kind::Unknown) {
       // `.item()`, `.tolist()`, `.cpu()`, `x.synchronize()` of something unknown: perhaps a
       // wait for the GPU. Low confidence (hidden by default) — but enough that a timer after

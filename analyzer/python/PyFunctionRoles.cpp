@@ -428,8 +428,8 @@ class RoleFinder {
     for (size_t i = 0; i < t.size(); ++i) {
       switch (t[i] | 0x20) {  // ASCII letters folded to lower case; other bytes match no case
         case 'l': if (at(i, "log")) return true; break;
-        case 'p': if (at(i, "print")) return true; break;
-        case 'w': if (at(i, "writer")) return true; break;
+        case 'p': if (at(i, "print") || at(i, "plot")) return true; break;
+        case 'w': if (at(i, "writer") || at(i, "wandb")) return true; break;
         case 's': if (at(i, "set_")) return true; break;
         case 'm': if (at(i, "meter") || at(i, "metric")) return true; break;
         case 'r': if (at(i, "register_")) return true; break;
@@ -478,7 +478,8 @@ class RoleFinder {
     TSNode fn = field(call, "function");
     if (is(fn, "identifier")) {
       std::string_view f = text(fn, src_);
-      return f == "print" || f.starts_with("print_") || f.ends_with("_print") || loggingVerb(f);
+      // `plot_alignment_to_numpy(...)`, `plot_spectrogram(...)`: a figure for people.
+      return f == "print" || f.starts_with("print_") || f.ends_with("_print") || f.starts_with("plot_") || loggingVerb(f);
     }
     if (!is(fn, "attribute")) return false;
     std::string_view method = text(field(fn, "attribute"), src_);
@@ -487,7 +488,8 @@ class RoleFinder {
     if (obj == "logging" || obj == "log")       // the module's functions, not logging.getLogger
       for (const char* level : {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
         if (method == level) return true;
-    if (method == "log") return obj == "self" || obj == "wandb" || obj == "mlflow" || obj == "run" || obj == "tracker";
+    if (obj == "wandb") return true;  // wandb.log, and the media it logs: wandb.Image(...), wandb.Audio(...)
+    if (method == "log") return obj == "self" || obj == "mlflow" || obj == "run" || obj == "tracker";
     if (loggingVerb(method)) return true;  // self.log_dict, tracker.log_metrics
     if (method.starts_with("add_") && obj.find("writer") != std::string::npos) return true;  // writer.add_scalar
     if (method == "set_postfix" || method == "set_description" || method == "set_postfix_str") return true;
