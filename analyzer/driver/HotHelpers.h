@@ -5,7 +5,7 @@
 // the project (`from .kernels import offsets_for_groups`, `pkg.utils.pad(x)`) runs every step
 // just as well, and its implicit syncs (`torch.tensor([0], device=x.device)`, `.item()`) stall
 // the GPU as often. So after every file is lowered, a call of a per-step function that
-//   * hands the callee a CUDA tensor (the Call event's `value` names it: the work is on the GPU,
+//   * hands the callee a CUDA tensor or its device (the Call event's `value` names it: the work is on the GPU,
 //     and the caller's evidence is what makes the prefilter keep it: the call is seen with and
 //     without the prefilter),
 //   * runs on every call (not in an `if`/`try` arm or a guarded block, not after an early return),

@@ -349,6 +349,7 @@ class RoleFinder {
         TSNode body = field(n, "consequence");
         out.exporting.emplace_back(ts_node_start_point(n).row + 1, ts_node_end_point(body).row + 1);
       }
+      if (type == assignment) patchedForward(n, out);
       if ((type == call && loggingCall(n)) || (type == assignment && metricsTarget(field(n, "left"))))
         out.logging.emplace_back(ts_node_start_point(n).row + 1, ts_node_end_point(n).row + 1);
       bool leaf = type == import || type == importFrom || (type == string && !formatted(n));
@@ -429,6 +430,7 @@ class RoleFinder {
       switch (t[i] | 0x20) {  // ASCII letters folded to lower case; other bytes match no case
         case 'l': if (at(i, "log")) return true; break;
         case 'p': if (at(i, "print") || at(i, "plot")) return true; break;
+        case 'f': if (at(i, "forward")) return true; break;
         case 'w': if (at(i, "writer") || at(i, "wandb")) return true; break;
         case 's': if (at(i, "set_")) return true; break;
         case 'm': if (at(i, "meter") || at(i, "metric")) return true; break;
@@ -532,6 +534,18 @@ class RoleFinder {
       std::string target = resolve(a, ts_node_start_byte(call));
       if (!target.empty() && !removesItself(target)) out.hot.emplace(target, "a hook registered with " + std::string(name));
     }
+  }
+
+  // `LlamaAttention.forward = fast_attention_forward` (unsloth, liger-kernel): a function of this
+  // module patched in as a module class's forward runs as that forward, every step. Only a
+  // class's attribute (a capitalized name), not an instance's (`model.forward = wrapped`).
+  void patchedForward(TSNode assign, FunctionRoles& out) {
+    TSNode left = field(assign, "left"), right = field(assign, "right");
+    if (!is(left, "attribute") || text(field(left, "attribute"), src_) != "forward" || !is(right, "identifier")) return;
+    std::string_view cls = lastName(text(field(left, "object"), src_));
+    if (cls.empty() || !std::isupper(static_cast<unsigned char>(cls[0]))) return;
+    std::string target = resolve(right, ts_node_start_byte(assign));
+    if (!target.empty()) out.hot.emplace(target, "nn.Module.forward, patched in as `" + std::string(cls) + ".forward`");
   }
 
   // A hook that removes a hook handle (`self.first_check.remove()`, `handle.remove()`: no
@@ -699,6 +713,16 @@ bool namesHookRegistration(std::string_view src) {
     size_t e = p;
     while (e < src.size() && identChar(src[e])) ++e;
     if (isHookRegistration(src.substr(p, e - p))) return true;
+  }
+  return false;
+}
+
+bool patchesForward(std::string_view src) {
+  for (size_t p = src.find(".forward"); p != std::string_view::npos; p = src.find(".forward", p + 8)) {
+    size_t e = p + 8;
+    if (e < src.size() && identChar(src[e])) continue;  // `.forward_hooks`
+    while (e < src.size() && (src[e] == ' ' || src[e] == '\t')) ++e;
+    if (e + 1 < src.size() && src[e] == '=' && src[e + 1] != '=') return true;
   }
   return false;
 }

@@ -16,6 +16,7 @@
 //     module deriving from one);
 //   * `step` of an optimizer: a base whose last name ends in `Optimizer`, a torch.optim class
 //     (`torch.optim.AdamW`), or a class of this module deriving from one;
+//   * a function of this module patched in as a class's forward (`Cls.forward = f`);
 //   * a function of this module passed to a per-step hook registration
 //     (`register_forward_hook`, `register_hook`, `register_comm_hook`...; kHookRegistrations),
 //     by name, as `self.method`, or through `functools.partial(f, ...)`;
@@ -88,5 +89,9 @@ bool namedAsPerStep(std::string_view name);
 // Whether `src` names a hook registration: PyPrefilter parses such files whole, because the
 // registration that makes a function hot may sit in code that it would otherwise drop.
 bool namesHookRegistration(std::string_view src);
+
+// Whether `src` assigns a class's `forward` (`Cls.forward = f`): the function patched in runs
+// every step, so the prefilter parses such a file whole, as for a hook registration.
+bool patchesForward(std::string_view src);
 
 }  // namespace sl::py

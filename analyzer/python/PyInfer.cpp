@@ -230,14 +230,16 @@ void Lowerer::callWork(TSNode call, const std::vector<Arg>& args, const std::str
   emitWork(call, vs, callee);
 }
 
-// A Call event's `value` names a CUDA tensor (medium confidence or more) that the call hands
-// the callee ("<argument>" for a temporary), "" when none: a helper in another file called
-// every step on GPU data runs every step too (driver/HotHelpers.h), and evidence in the caller
-// is what makes the prefilter keep the call.
+// A Call event's `value` names a CUDA tensor or device (medium confidence or more) that the
+// call hands the callee ("<argument>" for a temporary), "" when none: a helper in another file
+// called every step on GPU data (or told to put its tensors on the GPU: `f(kwargs, q.device)`)
+// runs every step too (driver/HotHelpers.h), and evidence in the caller is what makes the
+// prefilter keep the call.
 void Lowerer::emitCall(TSNode call, const std::string& callee, const CallArgs& a) {
   std::string cuda;
   auto consider = [&](const Value& v) {
-    if (cuda.empty() && isCuda(v) && v.fact.conf >= Confidence::Medium) cuda = v.path.empty() ? "<argument>" : v.path;
+    bool gpu = isCuda(v) || v.fact.kind == Kind::CudaDevice;
+    if (cuda.empty() && gpu && v.fact.conf >= Confidence::Medium) cuda = v.path.empty() ? "<argument>" : v.path;
   };
   uint32_t positions = 0;
   for (size_t i = 0; i < a.pos.size() && i < 32 && !a.splat; ++i) {

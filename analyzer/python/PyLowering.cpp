@@ -242,6 +242,32 @@ void Lowerer::lowerAssignment(TSNode a) {
   TSNode left = field(a, "left");
   bind(left, v);
   noteStateOrigin(left, right);
+  noteArgumentPart(left, right);
+}
+
+// `lengths = kwargs.get("packed_seq_lengths")`, `mask = batch["mask"]`, `n = cfg.size`, bound
+// on every call (not in a branch): a part of what the caller passed, so `if lengths is None:
+// return` dispatches on the arguments like a test of a parameter would (testsOnlyArguments).
+void Lowerer::noteArgumentPart(TSNode target, TSNode from) {
+  if (!is(target, "identifier")) return;
+  std::string name(text(target, mc_.src));
+  TSNode base = from;
+  if (is(base, "call")) {  // `param.get(key[, default])`
+    TSNode fn = field(base, "function");
+    if (!is(fn, "attribute") || text(field(fn, "attribute"), mc_.src) != "get") base = TSNode{};
+    else base = field(fn, "object");
+  } else if (is(base, "subscript")) {
+    base = field(base, "value");
+  } else if (is(base, "attribute")) {
+    base = field(base, "object");
+  } else {
+    base = TSNode{};
+  }
+  bool part = scope_ == 0 && !ts_node_is_null(base) && is(base, "identifier") &&
+              std::find(fn_.params.begin(), fn_.params.end(), text(base, mc_.src)) != fn_.params.end() &&
+              text(base, mc_.src) != "self" && text(base, mc_.src) != "cls";
+  if (part) argumentParts_.insert(name);
+  else argumentParts_.erase(name);
 }
 
 void Lowerer::noteStateOrigin(TSNode target, TSNode from) {
@@ -426,8 +452,10 @@ bool Lowerer::testsOnlyArguments(TSNode cond) const {
   // `self.X` counts when X is configuration (set in `__init__` only: PyConfigAttrs.h).
   std::string_view c = text(cond, mc_.src);
   if ((c.find("self") != std::string_view::npos && className_.empty()) ||
-      std::none_of(fn_.params.begin(), fn_.params.end(),
-                   [&](const std::string& p) { return p != "cls" && c.find(p) != std::string_view::npos; }))
+      (std::none_of(fn_.params.begin(), fn_.params.end(),
+                    [&](const std::string& p) { return p != "cls" && c.find(p) != std::string_view::npos; }) &&
+       std::none_of(argumentParts_.begin(), argumentParts_.end(),
+                    [&](const std::string& p) { return c.find(p) != std::string_view::npos; })))
     return false;
   for (std::string_view w : {"numel", "== 0", "<= 0", "< 1", "empty"})
     for (size_t at = c.find(w); at != std::string_view::npos; at = c.find(w, at + 1)) {
@@ -451,7 +479,8 @@ bool Lowerer::testsOnlyArguments(TSNode cond) const {
     if (is(n, "identifier")) {
       std::string_view t = text(n, mc_.src);
       if (t == "self" || t == "cls") return false;
-      if (std::find(fn_.params.begin(), fn_.params.end(), t) != fn_.params.end()) {
+      if (std::find(fn_.params.begin(), fn_.params.end(), t) != fn_.params.end() ||
+          argumentParts_.count(std::string(t))) {
         param = true;
         continue;
       }

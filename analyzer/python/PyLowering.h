@@ -127,6 +127,7 @@ class Lowerer {
   void bind(TSNode target, const Value& v);
   // Records (or forgets) that name `target` now holds state read from a `self.` attribute.
   void noteStateOrigin(TSNode target, TSNode from);
+  void noteArgumentPart(TSNode target, TSNode from);
   void nameProducers(TSNode target, const std::string& path, const Value& v);
   void lowerIf(TSNode s);
   void lowerLoop(TSNode s);
@@ -236,6 +237,7 @@ class Lowerer {
   // `loss.item()`, `kl_loss.detach()`: a tensor read or used under a loss's name (lossElements_).
   bool namedAsLoss(const std::string& path, TSNode at) const;
   std::unordered_set<std::string> bound_;      // local names assigned in this function
+  std::unordered_set<std::string> argumentParts_;  // locals bound to a part of a parameter (noteArgumentPart)
   std::unordered_set<std::string> nested_;     // functions defined in this one (closures)
   std::unordered_map<std::string, std::string> outerClosures_;  // siblings and outer closures
   std::unordered_set<std::string> captured_;   // names bound by the enclosing functions (inheritNames)

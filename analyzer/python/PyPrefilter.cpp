@@ -25,7 +25,7 @@
 // a clock twice, or has CUDA evidence and either a loop or the name of a per-step method
 // (forward, backward, step, training_step: a method so named, or a class shell whose nested
 // classes define one). A file that names a hook registration is parsed whole (the call that
-// makes a function hot may sit anywhere), and a kept class keeps the classes its header
+// makes a function hot may sit anywhere), so is one that patches a class's `forward`, and a kept class keeps the classes its header
 // names (a base's own bases decide whether `forward` runs every step).
 // Everything a kept unit's lowering reads is kept too: units whose imports bind a name it
 // uses, units that assign a `self.X` it uses, and, for roots whose rules read callee
@@ -143,7 +143,7 @@ class Planner {
       p.mode = ParsePlan::Mode::Skip;  // parsed only for diagnostics, and the scan saw none
       return p;
     }
-    if (namesHookRegistration(s_)) return p;  // Whole: see the top of this file
+    if (namesHookRegistration(s_) || patchesForward(s_)) return p;  // Whole: see the top of this file
     collectFacts();
     seedTriggers();
     propagateInterest();
