@@ -100,6 +100,16 @@ static bool inTrainingLoop(const model::Module& m, uint32_t line) {
   return false;
 }
 
+// A wait the logging API itself causes (Lightning uploading a Python number): nobody asked
+// for a value there, so it is no deliberate read (PyCalls.cpp lightningLog).
+static bool loggerUploads(const model::Module& m, uint32_t line) {
+  for (const auto& f : m.functions)
+    if (f.endLine && f.loc.line <= line && line <= f.endLine)
+      for (const auto& e : f.events)
+        if (e.loc.line == line && e.kind == model::EventKind::HostSync && e.unrequested) return true;
+  return false;
+}
+
 std::string deliberateLineReason(const model::Module& m, uint32_t line) {
   for (const auto& [first, last] : m.failureOnly)
     if (first <= line && line <= last) return "`raise`";
@@ -110,7 +120,7 @@ std::string deliberateLineReason(const model::Module& m, uint32_t line) {
   for (const auto& [first, last] : m.exportOnly)
     if (first <= line && line <= last) return "export or tracing only";
   for (const auto& [first, last] : m.loggingOnly)
-    if (first <= line && line <= last) return inTrainingLoop(m, line) ? "" : "logging";
+    if (first <= line && line <= last) return inTrainingLoop(m, line) || loggerUploads(m, line) ? "" : "logging";
   // Enclosing functions, innermost first. The innermost with a role decides: a helper nested
   // in `__repr__` formats too, but a hook defined in `__init__` runs every step. One-time
   // set-up does not reach into nested functions: a closure made there is stored or registered

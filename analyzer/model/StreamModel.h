@@ -73,6 +73,9 @@ struct Scope {
   // helper run every step by its caller it runs every step too (unlike a lazy
   // `if self.cache is None:` set-up, taken once).
   bool onArguments = false;
+  // Guarded only: the guard spaces its arm out in time (`if step % N == 0:`, `log_interval`),
+  // rather than turning it on or off for a whole run (`if verbose:`, `if self.output_log:`).
+  bool interval = false;
 };
 
 enum class EventKind : uint8_t {
@@ -132,6 +135,10 @@ struct Event {
   int scope = 0;                   // innermost enclosing scope
   StreamRef stream;                // where the event is issued (region's stream unless explicit)
   bool streamExplicit = false;     // stream named at the call (launch arg, stream=), not inherited
+  // HostSync: a wait an API makes on its own, not a read of a value the caller asked for
+  // (Lightning uploading a logged Python number). A switch that turns the call on for the
+  // whole run (`if verbose:`) does not make it occasional, and it is no deliberate read.
+  bool unrequested = false;
   StreamRef other;                 // Wait target / RecordStream target
   std::string value;               // primary value (see EventKind)
   std::vector<std::string> reads;  // tensor values read

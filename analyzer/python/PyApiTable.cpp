@@ -269,6 +269,18 @@ bool looksLikeTensorName(std::string_view name) {
   return l == "x" || l == "y" || l == "t" || l == "out";
 }
 
+bool looksLikeNumberName(std::string_view path) {
+  std::string l = lastNameLower(path);
+  auto ends = [&](std::string_view suf) { return endsWith(l, suf); };
+  if (l.rfind("num_", 0) == 0 || l.rfind("n_", 0) == 0 || ends("_count") || ends("_size") || ends("_samples") ||
+      ends("_steps") || ends("_step") || ends("_epoch") || ends("_tokens") || ends("_len"))
+    return true;
+  for (const char* w : {"lr", "learning_rate", "epoch", "step", "global_step", "batch_size", "samples", "tokens",
+                        "seq_len", "world_size", "iteration", "iter"})
+    if (l == w) return true;
+  return false;
+}
+
 bool looksLikeDeviceName(std::string_view path) {
   // Every name accepted below ends, case aside, in e (device), v (dev), k (local_rank), u (gpu)
   // or d (gpu_id, device_id): the others are refused before a lower-cased copy is made (the

@@ -84,6 +84,9 @@ bool looksLikeTensorName(std::string_view name);
 // A variable or attribute that names the device code runs on ("device", "self._device",
 // "local_rank", "val.device"): in a file that uses CUDA, that device is a GPU.
 bool looksLikeDeviceName(std::string_view path);
+// A count, size, step or learning rate by its name (`consumed_samples`, `global_batch_size`,
+// `lr`, `num_tokens`): a Python number, not a tensor.
+bool looksLikeNumberName(std::string_view path);
 
 // A name that reads like a training loss or a container of losses ("loss", "kl_loss",
 // "self.loss_dict", "losses"): a loss is computed where the model runs.

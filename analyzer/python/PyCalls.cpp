@@ -218,6 +218,7 @@ Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a)
     }
   }
   combinedWithGpu(recv, method, a);
+  if (method == "log") lightningLog(recv, a);
   if (recv.fact.kind == Kind::Unknown && !recv.path.empty()) {
     if (method == "cuda" || method == "to") return toDevice(recv, method, a);
     const bool readsValue = lookupTensorMethod(method) == Method::ValueRead || method == "cpu";
@@ -367,6 +368,38 @@ Value Lowerer::copyToDevice(const Value& src, CallArgs& a, const char* api) {
     stamp(s, v.fact);
   }
   return v;
+}
+
+// `self.log("lr", lr)` in a LightningModule, `pl_module.log("consumed_samples", n)` in a
+// callback: Lightning turns a Python number into `torch.tensor(value, device=self.device)`, a
+// blocking upload from pageable memory that waits for the work queued before it (NeMo
+// 294ddff1). A tensor is logged as it is. So the upload is certain only for a number: a
+// literal, `len(...)`/`int(...)`/`float(...)`, or a value named as a count, size, step or
+// learning rate whose kind is unknown. The wait is Lightning's, not a read the caller asked
+// for (Event::unrequested): no deliberate logging, and `if self.output_log:` does not make it
+// occasional (only an interval guard does).
+void Lowerer::lightningLog(const Value& recv, CallArgs& a) {
+  if (!mc_.touchesCuda || mc_.src.find("lightning") == std::string_view::npos) return;
+  std::string_view obj = recv.path.substr(recv.path.rfind('.') + 1);  // npos + 1 == 0
+  if (!(obj == "pl_module" || obj == "lightning_module" || (recv.path == "self" && !className_.empty()))) return;
+  const Arg* v = a.at(1, "value");
+  if (!v || v->value.fact.kind != Kind::Unknown) return;
+  TSNode n = v->node;
+  bool number = is(n, "integer") || is(n, "float");
+  if (is(n, "call")) {
+    std::string_view f = text(field(n, "function"), mc_.src);
+    number = f == "len" || f == "int" || f == "float" || f == "round";
+  } else if (is(n, "identifier") || is(n, "attribute")) {
+    number = !v->value.path.empty() && looksLikeNumberName(v->value.path);
+  }
+  if (!number) return;
+  auto& e = emit(EventKind::HostSync, a.call, "LightningModule.log");
+  e.sync = SyncKind::BlockingCopy;
+  e.unrequested = true;
+  e.confidence = model::Confidence::Medium;
+  e.evidence = chainOf(because(nullptr, locOf(n), "'" + std::string(text(n, mc_.src)) +
+                                                       "' is a Python number: Lightning uploads it with torch.tensor(value, "
+                                                       "device=self.device), a blocking copy"));
 }
 
 Value Lowerer::callHostTensorMethod(const Value& recv, std::string_view method, CallArgs& a) {

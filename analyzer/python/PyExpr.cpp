@@ -191,6 +191,19 @@ Value Lowerer::eval(TSNode e) {
     // `torch.cuda.stream(s) if c else nullcontext()`: a region when c holds.
     if (a.fact.kind == Kind::StreamContext && b.fact.kind != Kind::StreamContext) return a;
     if (b.fact.kind == Kind::StreamContext && a.fact.kind != Kind::StreamContext) return b;
+    // `x if x.is_cuda else torch.tensor(x).cuda()`: a GPU tensor on one side and nothing known
+    // on the other is a GPU tensor, no surer than medium (as when two `if` arms meet).
+    // (Not against a literal: `1 if not capturable else torch.tensor([1], device=d)` is either.)
+    auto named = [&](int i) {
+      TSNode n = ts_node_named_child(e, uint32_t(i));
+      return is(n, "identifier") || is(n, "attribute") || is(n, "subscript") || is(n, "call");
+    };
+    if ((isCuda(a) && b.fact.kind == Kind::Unknown && named(2)) || (isCuda(b) && a.fact.kind == Kind::Unknown && named(0))) {
+      Value v = isCuda(a) ? a : b;
+      v.path.clear();
+      v.fact.conf = std::min(v.fact.conf, model::Confidence::Medium);
+      return v;
+    }
     return a.fact.kind == b.fact.kind ? a : Value{};
   }
   bool comprehension = !std::strcmp(t, "list_comprehension") || !std::strcmp(t, "generator_expression") ||
@@ -462,6 +475,7 @@ Value Lowerer::evalCall(TSNode call) {
         emitCall(call, callee, a);
         return deviceResult(a, callee);
       }
+      if (method == "log") lightningLog(recv, a);  // LightningModule.log (PyCalls.cpp)
       // `self.layer(x)`: a submodule (an attribute, not a method of this class). A method the
       // prefilter did not parse is still a method: look for its `def` in the text.
       std::string attr = "self." + std::string(method);

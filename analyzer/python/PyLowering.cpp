@@ -371,6 +371,16 @@ void Lowerer::condition(TSNode cond) {
 // A logging or interval guard: `if step % log_interval == 0`, `if verbose:`, `if rank == 0:`.
 // Words are matched as whole parts of identifiers (`log_every`, `is_debug`), so `logits` or
 // `use_checkpoint` are not guards; `x % 2 == 0` is a parity test, not an interval.
+// A guard that spaces its arm out in time: a modulo (`step % N == 0`) or a name of a period
+// (`log_interval`, `every_n_steps`, `log_freq`).
+bool Lowerer::spacesOut(TSNode cond) const {
+  std::string_view c = text(cond, mc_.src);
+  if (c.find('%') != std::string_view::npos) return true;
+  for (std::string_view w : {"interval", "every", "freq", "period"})
+    if (c.find(w) != std::string_view::npos) return true;
+  return false;
+}
+
 bool Lowerer::looksLikeGuard(TSNode cond) const {
   std::string c(text(cond, mc_.src));
   std::transform(c.begin(), c.end(), c.begin(), [](unsigned char ch) { return std::tolower(ch); });
@@ -562,6 +572,7 @@ void Lowerer::lowerIf(TSNode s) {
     env_ = before;
     if (!elsewhere.empty()) env_.erase(elsewhere);
     int sv = pushScope(k, at);
+    fn_.scopes.back().interval = k == ScopeKind::Guarded && spacesOut(cond);
     fn_.scopes.back().onlyIfTensor = tensor && k == ScopeKind::Branch;
     fn_.scopes.back().onArguments = onArguments && k == ScopeKind::Branch;
     cpuBranch_ += cpu;

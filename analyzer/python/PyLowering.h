@@ -148,6 +148,7 @@ class Lowerer {
   int pushScope(model::ScopeKind kind, TSNode at, model::StreamRef stream = {});
   void popScope(int saved) { scope_ = saved; }
   bool looksLikeGuard(TSNode cond) const;
+  bool spacesOut(TSNode cond) const;
   // The condition tests only this function's parameters (model::Scope::onArguments).
   bool testsOnlyArguments(TSNode cond) const;
   // Every scope enclosing the current one is a branch on the arguments (or the body itself).
@@ -209,6 +210,7 @@ class Lowerer {
   void copiedAsync(Value& v, TSNode at);
   void indexedOnGpu(Value& base, const Value& idx, TSNode at);
   void combinedWithGpu(Value& recv, std::string_view method, const CallArgs& a);
+  void lightningLog(const Value& recv, CallArgs& a);
   void promote(Value& v, TSNode at, const std::string& reason);
   Value onGpu(const Value& recv, CallArgs& a, const char* api);
   Value deviceResult(const CallArgs& a, std::string_view callee);

@@ -467,7 +467,24 @@ class Planner {
   // argument or a keyword's value (not `self.device = ...` or `if device.type == ...`).
   bool passedAsArgument(size_t at) const {
     size_t b = at;
-    while (b > 0 && (identChar(static_cast<unsigned char>(s_[b - 1])) || s_[b - 1] == '.')) --b;
+    // Back over the dotted name, subscripts included (`.to(state["exp_avg"].device)`).
+    while (b > 0) {
+      char c = s_[b - 1];
+      if (identChar(static_cast<unsigned char>(c)) || c == '.') {
+        --b;
+      } else if (c == ']') {
+        int depth = 0;
+        size_t k = b - 1;
+        for (;; --k) {
+          if (s_[k] == ']') ++depth;
+          else if (s_[k] == '[' && --depth == 0) break;
+          if (k == 0 || b - k > 256) return false;  // unbalanced or too long: not a name
+        }
+        b = k;
+      } else {
+        break;
+      }
+    }
     while (b > 0 && (s_[b - 1] == ' ' || s_[b - 1] == '\t' || s_[b - 1] == '\n')) --b;
     if (b == 0) return false;
     char c = s_[b - 1];
@@ -524,6 +541,7 @@ class Planner {
     globals_.assign(words_.size(), 0), attrs_.assign(words_.size(), 0);
     for (const char* w : {"forward", "backward", "step", "training_step", "update" /* a Metric's */})
       if (int id = findId(w); id >= 0) hotMethodWords_.push_back(uint32_t(id));
+    if (s_.find("lightning") != std::string_view::npos) logWord_ = findId("log");
     // Stream/event/copy vocabulary: a unit naming one is a root whatever else it holds.
     for (const char* w : {"stream", "Stream", "StreamContext", "streams", "Event", "current_stream",
                           "default_stream", "wait_stream", "wait_event", "record_stream", "record_event",
@@ -738,6 +756,11 @@ class Planner {
       if (has(streamWords_, id) || has(globals_, id)) return true;
     for (uint32_t id : u.attrs)
       if (has(attrs_, id)) return true;
+    // `self.log("lr", lr)` / `pl_module.log(...)` in per-step code of a Lightning file: the
+    // upload of a number is Lightning's own sync, with no CUDA evidence in the unit
+    // (PyCalls.cpp lightningLog). Its callees are kept too: helpers run every step through it.
+    if (logWord_ >= 0 && contains(u.words, uint32_t(logWord_)) && !u.isClass && !u.isModule && perStepByName(u))
+      return true;
     u.summaries = false;
     if (!u.cuda) return false;
     if (u.loop) return true;
@@ -901,6 +924,7 @@ class Planner {
   std::vector<Occ> occ_;
   std::vector<int> stamp_, attrStamp_;
   std::vector<char> streamWords_, cudaWords_, clockWords_, globals_, attrs_;
+  int logWord_ = -1;  // `log`, in a file that names lightning (isRoot)
   std::vector<uint32_t> hotMethodWords_;  // forward, backward, step, training_step, update (when present)
   uint32_t kwIds_[kCount] = {};
   mutable std::vector<std::pair<size_t, size_t>> spans_;

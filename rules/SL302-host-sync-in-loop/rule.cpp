@@ -81,6 +81,16 @@ bool runsOnEveryCall(const model::Function& f, size_t i) {
   return true;
 }
 
+// The guard that makes sync `e` occasional: the innermost logging or interval guard around it.
+// A wait the API makes on its own (Event::unrequested: Lightning uploading a logged number) is
+// paid whenever logging is on, so only a guard that spaces the call out in time counts there.
+int guardOf(const model::Function& f, const model::Event& e) {
+  if (!e.unrequested) return model::enclosingScope(f, e.scope, model::ScopeKind::Guarded);
+  for (int s = e.scope; s > 0; s = f.scopes[size_t(s)].parent)
+    if (f.scopes[size_t(s)].kind == model::ScopeKind::Guarded && f.scopes[size_t(s)].interval) return s;
+  return -1;
+}
+
 class HostSyncInLoop : public Rule {
  public:
   void check(RuleContext& ctx) const override {
@@ -99,7 +109,7 @@ class HostSyncInLoop : public Rule {
         if (e.kind != model::EventKind::HostSync || (!implicit(e.sync) && !explicitInHot)) continue;
         if (!lines.insert(e.loc.line).second) continue;  // `assert torch.equal(...)`: one per line
         int loop = model::enclosingScope(f, e.scope, model::ScopeKind::Loop);
-        int guard = model::enclosingScope(f, e.scope, model::ScopeKind::Guarded);
+        int guard = guardOf(f, e);
         if (loop < 0) {
           // No loop in sight, but the function itself runs every step (forward, an optimizer's
           // step, a hook): the same stall, once per step, unless a guard makes it occasional.
