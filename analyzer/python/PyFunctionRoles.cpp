@@ -722,7 +722,10 @@ bool patchesForward(std::string_view src) {
     size_t e = p + 8;
     if (e < src.size() && identChar(src[e])) continue;  // `.forward_hooks`
     while (e < src.size() && (src[e] == ' ' || src[e] == '\t')) ++e;
-    if (e + 1 < src.size() && src[e] == '=' && src[e + 1] != '=') return true;
+    if (e + 1 >= src.size() || src[e] != '=' || src[e + 1] == '=') continue;
+    size_t b = p;  // the class's name: capitalized, as patchedForward wants it
+    while (b > 0 && identChar(src[b - 1])) --b;
+    if (b < p && std::isupper(static_cast<unsigned char>(src[b]))) return true;
   }
   return false;
 }
