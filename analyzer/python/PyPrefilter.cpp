@@ -549,7 +549,7 @@ class Planner {
       if (int id = findId(w); id >= 0) mark(streamWords_, uint32_t(id));
     // A unit that synchronizes may be called from a stream region in another file
     // (driver/ProjectIndex.h): its summary must exist, so it is kept.
-    for (const char* w : {"synchronize", "empty_cache"})
+    for (const char* w : {"synchronize", "empty_cache", "barrier" /* torch.distributed.barrier */})
       if (int id = findId(w); id >= 0) mark(streamWords_, uint32_t(id));
     // Names the frontend takes for a GPU device in a file that uses CUDA (`device`,
     // `self._device`, `local_rank`: python/PyApiTable.h looksLikeDeviceName) are CUDA evidence.
