@@ -538,10 +538,12 @@ class Planner {
 
   void seedTriggers() {
     streamWords_.assign(words_.size(), 0), cudaWords_.assign(words_.size(), 0), clockWords_.assign(words_.size(), 0);
+    syncWords_.assign(words_.size(), 0);
     globals_.assign(words_.size(), 0), attrs_.assign(words_.size(), 0);
     for (const char* w : {"forward", "backward", "step", "training_step", "update" /* a Metric's */})
       if (int id = findId(w); id >= 0) hotMethodWords_.push_back(uint32_t(id));
     if (s_.find("lightning") != std::string_view::npos) logWord_ = findId("log");
+    cpuWord_ = findId("cpu");
     // Stream/event/copy vocabulary: a unit naming one is a root whatever else it holds.
     for (const char* w : {"stream", "Stream", "StreamContext", "streams", "Event", "current_stream",
                           "default_stream", "wait_stream", "wait_event", "record_stream", "record_event",
@@ -550,7 +552,7 @@ class Planner {
     // A unit that synchronizes may be called from a stream region in another file
     // (driver/ProjectIndex.h): its summary must exist, so it is kept.
     for (const char* w : {"synchronize", "empty_cache", "barrier" /* torch.distributed.barrier */})
-      if (int id = findId(w); id >= 0) mark(streamWords_, uint32_t(id));
+      if (int id = findId(w); id >= 0) mark(streamWords_, uint32_t(id)), mark(syncWords_, uint32_t(id));
     // Names the frontend takes for a GPU device in a file that uses CUDA (`device`,
     // `self._device`, `local_rank`: python/PyApiTable.h looksLikeDeviceName) are CUDA evidence.
     deviceWords_.assign(words_.size(), 0);
@@ -761,6 +763,11 @@ class Planner {
     // (PyCalls.cpp lightningLog). Its callees are kept too: helpers run every step through it.
     if (logWord_ >= 0 && contains(u.words, uint32_t(logWord_)) && !u.isClass && !u.isModule && perStepByName(u))
       return true;
+    // `x.cpu()` in per-step code takes x for a GPU tensor (PyCalls.cpp), evidence of its own.
+    if (cpuWord_ >= 0 && contains(u.words, uint32_t(cpuWord_)) && !u.isClass && !u.isModule && perStepByName(u)) {
+      u.summaries = false;
+      return true;
+    }
     u.summaries = false;
     if (!u.cuda) return false;
     if (u.loop) return true;
@@ -824,9 +831,11 @@ class Planner {
           auto& index = w.attr ? methods : functions;
           if (auto it = index.find(w.id); it != index.end())
             for (int v : it->second)
-              if (units_[size_t(v)].cuda) keep(int(i), false), keep(v, false);
+              if (units_[size_t(v)].cuda || (cpuWord_ >= 0 && contains(units_[size_t(v)].words, uint32_t(cpuWord_))))
+                keep(int(i), false), keep(v, false);
         }
     }
+    keepSyncCallers(functions, methods, keep);
     for (size_t i = 0; i < units_.size(); ++i) {
       const Unit& u = units_[i];
       // A function named like a builtin the frontend reads values with (print, float...)
@@ -861,6 +870,37 @@ class Planner {
       for (uint32_t id : u.attrs)
         if (auto it = assigners.find(id); it != assigners.end())
           for (int v : it->second) keep(v, false);
+    }
+  }
+
+  // A function of this file that calls one holding an explicit sync (`synchronize`,
+  // `empty_cache`, `barrier`) passes that wait on to its callers, which may sit in a stream
+  // region in another file (ProjectIndex's summaries are transitive): keep it, transitively,
+  // so that the chain is there with the prefilter as without it (TransformerEngine:
+  // a test's region calls ep_dispatch, which calls ep_prepare, which synchronizes).
+  template <class Index, class Keep>
+  void keepSyncCallers(const Index& functions, const Index& methods, Keep& keep) {
+    std::vector<char> holds(units_.size(), 0);
+    bool any = false;
+    for (size_t i = 0; i + 1 < units_.size(); ++i)
+      for (uint32_t id : units_[i].words)
+        if (has(syncWords_, id)) holds[i] = 1, any = true;
+    for (bool changed = any; changed;) {
+      changed = false;
+      for (size_t i = 0; i + 1 < units_.size(); ++i) {
+        const Unit& u = units_[i];
+        if (holds[i] || u.isClass) continue;
+        for (uint32_t k = 0; k < u.lines.size() && !holds[i]; ++k)
+          for (uint32_t o = lines_[u.lines[k]].occBegin; o < lines_[u.lines[k]].occEnd && !holds[i]; ++o) {
+            const Occ& w = occ_[o];
+            if ((w.dotted && !w.attr) || !callAt(w.end)) continue;
+            const auto& index = w.attr ? methods : functions;
+            if (auto it = index.find(w.id); it != index.end())
+              for (int v : it->second)
+                if (holds[size_t(v)] && size_t(v) != i) holds[i] = 1;
+          }
+        if (holds[i]) keep(int(i), false), changed = true;
+      }
     }
   }
 
@@ -924,7 +964,9 @@ class Planner {
   std::vector<Occ> occ_;
   std::vector<int> stamp_, attrStamp_;
   std::vector<char> streamWords_, cudaWords_, clockWords_, globals_, attrs_;
-  int logWord_ = -1;  // `log`, in a file that names lightning (isRoot)
+  std::vector<char> syncWords_;  // explicit syncs that travel across files (keepSyncCallers)
+  int logWord_ = -1;
+  int cpuWord_ = -1;  // `cpu` (isRoot)  // `log`, in a file that names lightning (isRoot)
   std::vector<uint32_t> hotMethodWords_;  // forward, backward, step, training_step, update (when present)
   uint32_t kwIds_[kCount] = {};
   mutable std::vector<std::pair<size_t, size_t>> spans_;
