@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "python/PyFunctionRoles.h"
 #include "python/PyLowering.h"
 
 namespace sl::py {
@@ -233,7 +234,7 @@ Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a)
     // no-op on the host), written where the GPU runs (offloading a saved input in an
     // autograd.Function's forward). Not in functions hot by their name (`validation_step`,
     // `data_step`): there the batch is often still the loader's and the host needs the values.
-    else if (method == "cpu" && !fn_.hot.empty() && fn_.hot.rfind("named as", 0) != 0 && !cpuFunction_ && !cpuBranch_) {
+    else if (method == "cpu" && !fn_.hot.empty() && !hotByNameOnly(fn_.hot) && !cpuFunction_ && !cpuBranch_) {
       asTensor(recv, a.call, "is copied to the host by .cpu()");
       if (recv.fact.kind == Kind::CudaTensor && recv.fact.conf == model::Confidence::Low)
         promote(recv, a.call, "a copy to the host that only a GPU tensor needs, in `" +
@@ -379,7 +380,7 @@ Value Lowerer::copyToDevice(const Value& src, CallArgs& a, const char* api) {
 // for (Event::unrequested): no deliberate logging, and `if self.output_log:` does not make it
 // occasional (only an interval guard does).
 void Lowerer::lightningLog(const Value& recv, CallArgs& a) {
-  if (!mc_.touchesCuda || mc_.src.find("lightning") == std::string_view::npos) return;
+  if (!mc_.touchesCuda || !mc_.namesLightning) return;
   std::string_view obj = recv.path.substr(recv.path.rfind('.') + 1);  // npos + 1 == 0
   if (!(obj == "pl_module" || obj == "lightning_module" || (recv.path == "self" && !className_.empty()))) return;
   const Arg* v = a.at(1, "value");

@@ -24,12 +24,6 @@ const char* kHookRegistrations[] = {
     "register_step_post_hook",
 };
 
-// Frameworks call these once per training or decoding step, whatever class holds them: the
-// callbacks `on_train_batch_end`, `on_megatron_step_end`, `on_step_begin` (Lightning, NeMo,
-// transformers' TrainerCallback), and functions whose name has the word `step` (`train_step`,
-// `training_step`, `update_step_context`, `denoising_step`). Not accessors and set-up named
-// after a step (`get_step`, `set_step`, `init_step_state`, `num_step`, `warmup_step`), nor
-// a bare `step` (a scheduler's or an environment's, not only an optimizer's).
 // A loss is computed on every training step: functions named as the computation of one
 // (`compute_loss`, `loss_fn`, `chunked_cross_entropy`, a bare `loss` method). Not accessors and
 // set-up (`get_loss_weights`, `init_loss`), loss-scale bookkeeping (`update_loss_scale`),
@@ -47,6 +41,13 @@ std::string lossByName(const std::vector<std::string_view>& words, const Has& ha
   return "named as a loss computation";
 }
 
+// Frameworks call these once per training or decoding step, whatever class holds them: the
+// callbacks `on_train_batch_end`, `on_megatron_step_end`, `on_step_begin` (Lightning, NeMo,
+// transformers' TrainerCallback), and functions whose name has the word `step` (`train_step`,
+// `training_step`, `update_step_context`, `denoising_step`). Not accessors and set-up named
+// after a step (`get_step`, `set_step`, `init_step_state`, `num_step`, `warmup_step`), nor
+// a bare `step` (a scheduler's or an environment's, not only an optimizer's).
+// Loss computations too (lossByName).
 std::string stepByName(std::string_view name) {
   std::vector<std::string_view> words;
   for (size_t b = 0; b < name.size();) {
@@ -707,6 +708,8 @@ std::string deliberateRole(std::string_view name) {
 }
 
 bool namedAsPerStep(std::string_view name) { return !stepByName(name).empty(); }
+
+bool hotByNameOnly(std::string_view why) { return why.starts_with("named as "); }
 
 bool namesHookRegistration(std::string_view src) {
   for (size_t p = src.find("register_"); p != std::string_view::npos; p = src.find("register_", p + 9)) {

@@ -85,6 +85,9 @@ std::string deliberateRole(std::string_view name);
 // Whether a function so named (its last part) is per-step code by its name alone
 // (`train_step`, `on_train_batch_end`): PyPrefilter keeps such functions and their callees.
 bool namedAsPerStep(std::string_view name);
+// Whether `why` (FunctionRoles::hot) makes a function hot by its name alone (stepByName's
+// reasons: `validation_step`, `compute_loss`), not by its class, a registration or a caller.
+bool hotByNameOnly(std::string_view why);
 
 // Whether `src` names a hook registration: PyPrefilter parses such files whole, because the
 // registration that makes a function hot may sit in code that it would otherwise drop.

@@ -368,9 +368,6 @@ void Lowerer::condition(TSNode cond) {
   readValue(cond, v, model::SyncKind::ValueRead, "bool");
 }
 
-// A logging or interval guard: `if step % log_interval == 0`, `if verbose:`, `if rank == 0:`.
-// Words are matched as whole parts of identifiers (`log_every`, `is_debug`), so `logits` or
-// `use_checkpoint` are not guards; `x % 2 == 0` is a parity test, not an interval.
 // A guard that spaces its arm out in time: a modulo (`step % N == 0`) or a name of a period
 // (`log_interval`, `every_n_steps`, `log_freq`).
 bool Lowerer::spacesOut(TSNode cond) const {
@@ -381,6 +378,9 @@ bool Lowerer::spacesOut(TSNode cond) const {
   return false;
 }
 
+// A logging or interval guard: `if step % log_interval == 0`, `if verbose:`, `if rank == 0:`.
+// Words are matched as whole parts of identifiers (`log_every`, `is_debug`), so `logits` or
+// `use_checkpoint` are not guards; `x % 2 == 0` is a parity test, not an interval.
 bool Lowerer::looksLikeGuard(TSNode cond) const {
   std::string c(text(cond, mc_.src));
   std::transform(c.begin(), c.end(), c.begin(), [](unsigned char ch) { return std::tolower(ch); });

@@ -85,6 +85,7 @@ struct ModuleContext {
   // worth a (low-confidence) guess. A file that never touches CUDA is CPU code.
   bool touchesCuda = false;
   bool namesCudaItself = false;  // this file's own text names CUDA
+  bool namesLightning = false;   // this file's own text names lightning (Lowerer::lightningLog)
   ConfigAttrs config;            // attributes a class sets in `__init__` only
   // Lines of logging calls and metrics stores (model::Module::loggingOnly): a value's name is
   // no evidence there (`pbar.set_postfix(loss=loss.item())` logs whatever it is given).

@@ -758,17 +758,14 @@ class Planner {
       if (has(streamWords_, id) || has(globals_, id)) return true;
     for (uint32_t id : u.attrs)
       if (has(attrs_, id)) return true;
-    // `self.log("lr", lr)` / `pl_module.log(...)` in per-step code of a Lightning file: the
-    // upload of a number is Lightning's own sync, with no CUDA evidence in the unit
-    // (PyCalls.cpp lightningLog). Its callees are kept too: helpers run every step through it.
-    if (logWord_ >= 0 && contains(u.words, uint32_t(logWord_)) && !u.isClass && !u.isModule && perStepByName(u))
-      return true;
-    // `x.cpu()` in per-step code takes x for a GPU tensor (PyCalls.cpp), evidence of its own.
-    if (cpuWord_ >= 0 && contains(u.words, uint32_t(cpuWord_)) && !u.isClass && !u.isModule && perStepByName(u)) {
-      u.summaries = false;
-      return true;
-    }
+    // Per-step code with evidence the frontend finds without CUDA words in the unit:
+    // `self.log("lr", lr)` / `pl_module.log(...)` in a Lightning file (Lightning's upload of a
+    // number; its callees are kept too: helpers run every step through it), and `x.cpu()`, which
+    // takes x for a GPU tensor (PyCalls.cpp lightningLog, callMethod).
+    const bool perStep = !u.isClass && !u.isModule && perStepByName(u);
+    if (perStep && hasWord(u, logWord_)) return true;
     u.summaries = false;
+    if (perStep && hasWord(u, cpuWord_)) return true;
     if (!u.cuda) return false;
     if (u.loop) return true;
     // Runs every step without a loop (SL302): by name, over-approximating PyFunctionRoles
@@ -786,6 +783,7 @@ class Planner {
         if (findId(u.name) == int(id)) return true;
     return namedAsPerStep(u.name);
   }
+  static bool hasWord(const Unit& u, int id) { return id >= 0 && contains(u.words, uint32_t(id)); }
   static bool contains(const std::vector<uint32_t>& v, uint32_t id) {
     return std::find(v.begin(), v.end(), id) != v.end();
   }
@@ -831,7 +829,7 @@ class Planner {
           auto& index = w.attr ? methods : functions;
           if (auto it = index.find(w.id); it != index.end())
             for (int v : it->second)
-              if (units_[size_t(v)].cuda || (cpuWord_ >= 0 && contains(units_[size_t(v)].words, uint32_t(cpuWord_))))
+              if (units_[size_t(v)].cuda || hasWord(units_[size_t(v)], cpuWord_))
                 keep(int(i), false), keep(v, false);
         }
     }

@@ -82,6 +82,7 @@ class ModuleLowering {
     mc_.src = file.text();
     mc_.knowledge = &k;
     mc_.namesCudaItself = namesCuda(mc_.src);
+    mc_.namesLightning = mc_.src.find("lightning") != std::string_view::npos;
     mc_.touchesCuda = projectUsesCuda || mc_.namesCudaItself;
   }
 
