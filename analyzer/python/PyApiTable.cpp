@@ -281,6 +281,13 @@ bool looksLikeNumberName(std::string_view path) {
   return false;
 }
 
+bool looksLikePredicateName(std::string_view path) {
+  std::string l = lastNameLower(path);
+  for (const char* pre : {"is_", "has_", "should_", "can_", "need_", "needs_", "_is_", "_has_", "_should_"})
+    if (l.rfind(pre, 0) == 0) return true;
+  return endsWith(l, "checker") || endsWith(l, "_check") || endsWith(l, "predicate");
+}
+
 bool looksLikeDeviceName(std::string_view path) {
   // Every name accepted below ends, case aside, in e (device), v (dev), k (local_rank), u (gpu)
   // or d (gpu_id, device_id): the others are refused before a lower-cased copy is made (the

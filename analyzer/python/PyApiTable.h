@@ -88,6 +88,10 @@ bool looksLikeDeviceName(std::string_view path);
 // `lr`, `num_tokens`): a Python number, not a tensor.
 bool looksLikeNumberName(std::string_view path);
 
+// A callable named as a yes/no question (`self.tensor_need_offloading_checker`, `is_valid`,
+// `has_nan`, `should_skip`): what it returns is a flag, not a tensor.
+bool looksLikePredicateName(std::string_view path);
+
 // A name that reads like a training loss or a container of losses ("loss", "kl_loss",
 // "self.loss_dict", "losses"): a loss is computed where the model runs.
 bool looksLikeLossName(std::string_view path);

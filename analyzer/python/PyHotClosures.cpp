@@ -29,14 +29,33 @@ void markHotClosures(model::Module& m) {
     auto it = byName.find(name);
     return it == byName.end() ? nullptr : it->second;
   };
+  // "Class.m" called as `self.m(...)` from "Class.caller": a method of the caller's own class.
+  auto sibling = [&](const model::Function& f, const std::string& name) -> model::Function* {
+    size_t dot = f.name.rfind('.');
+    if (dot == std::string::npos || name.compare(0, dot + 1, f.name, 0, dot + 1) != 0 ||
+        name.find('.', dot + 1) != std::string::npos || byName.count(f.name.substr(0, dot)))
+      return nullptr;
+    auto it = byName.find(name);
+    return it == byName.end() || !it->second->deliberate.empty() ? nullptr : it->second;
+  };
+  // Whether the loop scope `loop` holds another loop: then it is an outer loop (over chunks,
+  // epochs, videos), whose per-iteration calls are spread over the inner loop's work.
+  auto innermost = [](const model::Function& f, int loop) {
+    for (size_t s = 0; s < f.scopes.size(); ++s)
+      if (int(s) != loop && f.scopes[s].kind == model::ScopeKind::Loop && model::scopeWithin(f, int(s), loop)) return false;
+    return true;
+  };
   for (const auto& f : m.functions) {
     if (!f.deliberate.empty()) continue;
     std::string caller = f.name.substr(f.name.rfind('.') + 1);  // npos + 1 == 0
     for (const auto& e : f.events) {
       if (e.kind != model::EventKind::Call) continue;
       model::Function* g = closure(e.callee);
-      if (!g || g == &f || !g->perIteration.empty() || !g->hot.empty()) continue;
       int loop = model::enclosingScope(f, e.scope, model::ScopeKind::Loop);
+      // A method handed GPU tensors on every iteration of its sibling's loop (`for beam in ...:
+      // self._search_beam(beam, lprobs[beam])`) is that loop's body written as a method.
+      if (!g && loop >= 0 && e.cudaArgs && innermost(f, loop)) g = sibling(f, e.callee);
+      if (!g || g == &f || !g->perIteration.empty() || !g->hot.empty()) continue;
       if (loop < 0) {
         if (!f.hot.empty() && !f.hotViaCaller && runsOnEveryCall(f, e))
           g->hot = "called every step from `" + caller + "()`, " + f.hot, g->hotViaCaller = true;

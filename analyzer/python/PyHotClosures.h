@@ -16,9 +16,15 @@
 //     caller) calls on every call (no `if`/`try` arm or guard around the call, not after an
 //     early return) is hot through its caller, like a helper of the same file
 //     (Function::hotViaCaller: only what it does on every call counts).
-// Only closures: a module-level helper called from a loop is often set-up (one call per layer,
-// per file), while a nested function is written for the code around its call. Callers that
-// are deliberate code (`__repr__`, one-time set-up by name) mark nothing.
+//   * a method that a method of its own class calls as `self.m(...)` inside a loop, handing it a
+//     GPU tensor (medium or more), gets Function::perIteration too: the loop's body written as
+//     a method (fairseq2 c7bb1387: `self._search_beam(beam, lprobs)` per beam and step). Only
+//     from an innermost loop: an outer loop (over the chunks of a long video, each running the
+//     whole denoising loop) spreads a call's cost over its inner loop's work.
+// Not module-level helpers: one called from a loop is often set-up (one call per layer, per
+// file), while a nested function or a sibling method handed the loop's GPU data is written for
+// the code around its call. Callers that are deliberate code (`__repr__`, one-time set-up by
+// name) mark nothing, nor are deliberate methods marked.
 #pragma once
 #include "model/StreamModel.h"
 

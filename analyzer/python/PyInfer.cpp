@@ -155,6 +155,10 @@ Value Lowerer::moduleCall(const Value& callee, std::string_view calleeText, cons
     stamp(emitWork(a.call, {}, std::string(calleeText)), v.fact);
     return v;
   }
+  if (looksLikePredicateName(calleeText)) {  // `self.offload_checker(t)`: a flag about t
+    if (!worked) stamp(emitWork(a.call, {}, std::string(calleeText)), *best);
+    return {};
+  }
   Value v = cudaFrom(*best);
   v.fact.conf = std::min(best->conf, Confidence::Medium);
   v.fact.why = because(best->why, locOf(a.call),

@@ -87,6 +87,26 @@ static bool annotationIsScalar(std::string_view t) {
   return false;
 }
 
+void collectTensorFields(TSNode classDef, ModuleContext& mc) {
+  std::vector<std::string> fields;
+  for (TSNode s : NamedChildren(field(classDef, "body"))) {
+    if (!is(s, "expression_statement") || ts_node_named_child_count(s) != 1) continue;
+    TSNode a = ts_node_named_child(s, 0);
+    TSNode type = is(a, "assignment") ? field(a, "type") : TSNode{};
+    if (ts_node_is_null(type) || !is(field(a, "left"), "identifier") || !annotationIsTensor(text(type, mc.src))) continue;
+    fields.emplace_back(text(field(a, "left"), mc.src));
+  }
+  if (!fields.empty()) mc.tensorFields[std::string(text(field(classDef, "name"), mc.src))] = std::move(fields);
+}
+
+// `out: InferOutput`, `Optional["InferOutput"]`: the class of this file the annotation names.
+static std::string_view annotatedClass(std::string_view t) {
+  if (t.starts_with("Optional[") && t.ends_with("]")) t = t.substr(9, t.size() - 10);
+  if (t.ends_with(" | None")) t.remove_suffix(7);
+  if (t.size() >= 2 && (t.front() == '"' || t.front() == '\'') && t.back() == t.front()) t = t.substr(1, t.size() - 2);
+  return t;
+}
+
 void Lowerer::lowerParameters(TSNode params) {
   for (TSNode p : NamedChildren(params)) {
     TSNode nameNode = p;
@@ -104,6 +124,24 @@ void Lowerer::lowerParameters(TSNode params) {
     // touches CUDA, promoted when the body uses it on the GPU; nothing in CPU-only files.
     // `cur_iter: int`, `sizes: List[int]`: whatever the body does with it, not a tensor.
     if (!ts_node_is_null(type) && annotationIsScalar(text(type, mc_.src))) nonTensorParams_.insert(name);
+    // `out: InferOutput`, a class of this file with fields annotated as tensors: each field
+    // is as good a guess as a tensor-annotated parameter (lmdeploy adac4b18).
+    if (!ts_node_is_null(type) && mc_.touchesCuda && !hostByName)
+      if (auto it = mc_.tensorFields.find(std::string(annotatedClass(text(type, mc_.src)))); it != mc_.tensorFields.end())
+        for (const std::string& f : it->second) {
+          if (f.find("cpu") != std::string::npos || f.find("host") != std::string::npos) {
+            env_[name + "." + f] = Fact{Kind::HostTensor};  // `log_probs_cpu_view: Tensor`
+            env_[name + "." + f].pinUnknown = true;
+            continue;
+          }
+          Fact t{Kind::CudaTensor};
+          t.conf = (mc_.namesCudaItself || mc_.modelParallel) && !cpuFunction_ ? model::Confidence::Medium
+                                                                                : model::Confidence::Low;
+          t.why = because(nullptr, locOf(p), "'" + name + "." + f + "' is annotated as a tensor (" + it->first + "." + f +
+                                                 ") in a file that " +
+                                                 (t.conf == model::Confidence::Medium ? "uses CUDA" : "belongs to a project that uses CUDA"));
+          env_[name + "." + f] = t;
+        }
     if (!ts_node_is_null(type) && annotationIsTensor(text(type, mc_.src))) {
       if (hostByName) {
         env_[name] = Fact{Kind::HostTensor};
@@ -114,9 +152,13 @@ void Lowerer::lowerParameters(TSNode params) {
         // GPU tensors far more often than not (the wrong ones had CPU evidence: `.cpu()`
         // callers, `*_cpu` names); elsewhere in a GPU project the guess is weaker.
         Fact f{Kind::CudaTensor};
-        f.conf = mc_.namesCudaItself && !cpuFunction_ ? model::Confidence::Medium : model::Confidence::Low;
+        // So are they in a file that splits the model across GPUs (Megatron's parallel state).
+        const bool gpuFile = mc_.namesCudaItself || mc_.modelParallel;
+        f.conf = gpuFile && !cpuFunction_ ? model::Confidence::Medium : model::Confidence::Low;
         f.why = because(nullptr, locOf(p), "'" + name + "' is annotated as a tensor in a file that " +
-                                               (mc_.namesCudaItself ? "uses CUDA" : "belongs to a project that uses CUDA"));
+                                               (mc_.namesCudaItself ? "uses CUDA"
+                                                : mc_.modelParallel ? "splits the model across GPUs (Megatron's parallel state)"
+                                                                    : "belongs to a project that uses CUDA"));
         env_[name] = f;
       }
     }
@@ -278,6 +320,19 @@ void Lowerer::noteStateOrigin(TSNode target, TSNode from) {
   else fn_.stateOf[name] = std::move(root);
 }
 
+// In a bundle `latents, n, prefix_latents, prefix_latents_frames = prepare(...)`, a part named
+// after another part plus a suffix that is no tensor's name (`_frames`, `_lens`; not `_mask`)
+// describes that part: its length, count or shape, not a second tensor of the same kind.
+bool Lowerer::describesSibling(TSNode target, TSNode part) const {
+  std::string_view name = text(part, mc_.src);
+  for (TSNode c : NamedChildren(target)) {
+    std::string_view other = text(c, mc_.src);
+    if (other.size() + 1 < name.size() && name.starts_with(other) && name[other.size()] == '_')
+      return !looksLikeTensorName(name.substr(other.size() + 1));
+  }
+  return false;
+}
+
 void Lowerer::bind(TSNode target, const Value& v) {
   if (is(target, "pattern_list") || is(target, "tuple_pattern") || is(target, "list_pattern")) {
     // `a, b = f(x_cuda)`: the parts of a CUDA result are CUDA tensors (or small metadata that
@@ -292,7 +347,13 @@ void Lowerer::bind(TSNode target, const Value& v) {
         bool bundle = v.fact.mixed || (!v.fact.local && !v.path.empty() && v.path.find('.') == std::string::npos &&
                                        std::find(fn_.params.begin(), fn_.params.end(), v.path) != fn_.params.end());
         if (!bundle) part.fact.conf = std::min(part.fact.conf, model::Confidence::Medium);
-        else part.fact.conf = looksLikeTensorName(text(c, mc_.src)) ? model::Confidence::Medium : model::Confidence::Low;
+        else part.fact.conf = looksLikeTensorName(text(c, mc_.src)) && !describesSibling(target, c)
+                                  ? model::Confidence::Medium
+                                  : model::Confidence::Low;
+        // `storing_device, env_device = self._get_devices(...)`: a part named as a device is one
+        // (left unknown, so that its uses take it for a device by name, as for a single name).
+        if (is(c, "identifier") || is(c, "attribute"))
+          if (looksLikeDeviceName(pathOf(c))) part = Value{};
       }
       bind(c, part);
     }
@@ -364,6 +425,18 @@ void Lowerer::nameProducers(TSNode target, const std::string& p, const Value& v)
 
 // `if t:` / `while t > 0:` call bool() on a CUDA tensor: the host waits for its value.
 void Lowerer::condition(TSNode cond) {
+  // `if a and b:` / `if not a:`: a condition calls bool() on every operand that can end its
+  // evaluation, the last one included (as an expression, `a and b` only tests `a`).
+  while (is(cond, "parenthesized_expression") && ts_node_named_child_count(cond) == 1) cond = ts_node_named_child(cond, 0);
+  if (is(cond, "boolean_operator")) {
+    condition(field(cond, "left"));
+    condition(field(cond, "right"));
+    return;
+  }
+  if (is(cond, "not_operator")) {
+    condition(field(cond, "argument"));
+    return;
+  }
   Value v = eval(cond);
   readValue(cond, v, model::SyncKind::ValueRead, "bool");
 }
@@ -622,6 +695,12 @@ Lowerer::Iteration Lowerer::iterationOf(TSNode right) {
     if (over == "enumerate") it.parts.emplace_back();
     for (TSNode c : NamedChildren(field(right, "arguments"))) {
       if (is(c, "keyword_argument")) continue;
+      if (over == "enumerate" && is(c, "call") && text(field(c, "function"), mc_.src) == "zip") {
+        // `for i, (a, b) in enumerate(zip(xs, ys))`: the element is itself a zip's tuple.
+        it.zippedElement = std::make_shared<Iteration>(iterationOf(c));
+        it.parts.emplace_back();
+        break;
+      }
       Value v = eval(c);
       it.parts.push_back(isCuda(v) ? cudaFrom(v.fact) : Value{});
       if (over == "enumerate") break;
@@ -661,7 +740,11 @@ void Lowerer::noteLossElements(TSNode left, const Iteration& it) {
 bool Lowerer::bindParts(TSNode left, const Iteration& it) {
   if (!it.zipped || !(is(left, "pattern_list") || is(left, "tuple_pattern"))) return false;
   size_t k = 0;
-  for (TSNode c : NamedChildren(left)) bind(c, k < it.parts.size() ? it.parts[k++] : Value{});
+  for (TSNode c : NamedChildren(left)) {
+    bool element = k == 1 && it.zippedElement;
+    if (!(element && bindParts(c, *it.zippedElement))) bind(c, k < it.parts.size() ? it.parts[k] : Value{});
+    ++k;
+  }
   return true;
 }
 

@@ -85,12 +85,19 @@ struct ModuleContext {
   // worth a (low-confidence) guess. A file that never touches CUDA is CPU code.
   bool touchesCuda = false;
   bool namesCudaItself = false;  // this file's own text names CUDA
+  bool modelParallel = false;    // ... or Megatron's model-parallel state (GPU-only: NCCL groups)
   bool namesLightning = false;   // this file's own text names lightning (Lowerer::lightningLog)
   ConfigAttrs config;            // attributes a class sets in `__init__` only
+  // Fields a class of this file annotates as tensors (`logprobs: torch.Tensor = None` in a
+  // dataclass): a parameter annotated with the class has them (`out: InferOutput` -> `out.logprobs`).
+  std::unordered_map<std::string, std::vector<std::string>> tensorFields;
   // Lines of logging calls and metrics stores (model::Module::loggingOnly): a value's name is
   // no evidence there (`pbar.set_postfix(loss=loss.item())` logs whatever it is given).
   const std::vector<std::pair<uint32_t, uint32_t>>* logging = nullptr;
 };
+
+// Records in mc.tensorFields the class-body fields of `classDef` annotated as tensors.
+void collectTensorFields(TSNode classDef, ModuleContext& mc);
 
 class Lowerer {
  public:
@@ -139,8 +146,10 @@ class Lowerer {
     std::vector<Value> parts;
     Value iterable;
     bool losses = false;  // `for k, v in loss_dict.items()`: the elements are losses
+    std::shared_ptr<Iteration> zippedElement;  // `enumerate(zip(a, b))`: the parts of its element
   };
   Iteration iterationOf(TSNode right);
+  bool describesSibling(TSNode target, TSNode part) const;
   bool bindParts(TSNode left, const Iteration& it);
   // A comprehension's target: the parts of a zip/enumerate, else an element of the iterable.
   void bindIteration(TSNode left, const Iteration& it);

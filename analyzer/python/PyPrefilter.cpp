@@ -819,17 +819,21 @@ class Planner {
     // A helper with CUDA evidence that per-step code calls (`forward` calling `self._pack(x)`)
     // runs every step too (PyFunctionRoles' calledFromHot): keep both, the caller so that
     // its call is seen, whatever evidence the caller has itself. One level, like the roles.
+    // Likewise a method with CUDA evidence that a method with a loop and CUDA evidence calls
+    // (`self._search_beam(beam, lp)` per beam: PyHotClosures' loop body written as a method).
     for (size_t i = 0; i + 1 < units_.size(); ++i) {
       const Unit& h = units_[i];
-      if (h.isClass || !perStepByName(h)) continue;
+      const bool perStep = !h.isClass && perStepByName(h);
+      const bool loopBody = !h.isClass && h.cls >= 0 && h.loop && h.cuda;
+      if (!perStep && !loopBody) continue;
       for (uint32_t k : h.lines)
         for (uint32_t o = lines_[k].occBegin; o < lines_[k].occEnd; ++o) {
           const Occ& w = occ_[o];
-          if ((w.dotted && !w.attr) || !callAt(w.end)) continue;
+          if ((w.dotted && !w.attr) || !callAt(w.end) || (!perStep && !w.attr)) continue;
           auto& index = w.attr ? methods : functions;
           if (auto it = index.find(w.id); it != index.end())
             for (int v : it->second)
-              if (units_[size_t(v)].cuda || hasWord(units_[size_t(v)], cpuWord_))
+              if (units_[size_t(v)].cuda || (perStep && hasWord(units_[size_t(v)], cpuWord_)))
                 keep(int(i), false), keep(v, false);
         }
     }
@@ -842,7 +846,10 @@ class Planner {
       bool shadows = !u.isClass && u.cls < 0 && !u.isModule &&
                      (u.name == "print" || u.name == "bool" || u.name == "float" || u.name == "int" ||
                       u.name == "complex");
-      if (u.root || u.isModule || shadows || nestsClass(u)) keep(int(i), u.summaries);
+      // A class shell that annotates fields as tensors (`logprobs: torch.Tensor = None`) tells
+      // what the parameters annotated with it hold (PyLowering.h, tensorFields).
+      const bool tensorFields = u.isClass && hasWord(u, int(kw(kTensor)));
+      if (u.root || u.isModule || shadows || nestsClass(u) || tensorFields) keep(int(i), u.summaries);
     }
     while (!work.empty()) {
       Unit& u = units_[size_t(work.back())];

@@ -82,8 +82,9 @@ class ModuleLowering {
     mc_.src = file.text();
     mc_.knowledge = &k;
     mc_.namesCudaItself = namesCuda(mc_.src);
+    mc_.modelParallel = !mc_.namesCudaItself && namesModelParallel(mc_.src);
     mc_.namesLightning = mc_.src.find("lightning") != std::string_view::npos;
-    mc_.touchesCuda = projectUsesCuda || mc_.namesCudaItself;
+    mc_.touchesCuda = projectUsesCuda || mc_.namesCudaItself || mc_.modelParallel;
   }
 
   void run(TSNode root) {
@@ -112,6 +113,7 @@ class ModuleLowering {
         mc_.functions.insert(std::string(text(field(d, "name"), mc_.src)));
       } else if (is(d, "class_definition")) {
         std::string cls(text(field(d, "name"), mc_.src));
+        collectTensorFields(d, mc_);
         for (TSNode m : NamedChildren(field(d, "body"))) {
           TSNode md = unwrapDecorated(m);
           if (!is(md, "function_definition")) continue;
@@ -207,6 +209,16 @@ class ModuleLowering {
 bool namesCuda(std::string_view t) {
   return t.find("cuda") != std::string_view::npos || t.find("accelerator") != std::string_view::npos ||
          t.find("non_blocking") != std::string_view::npos;
+}
+
+// Megatron-core's tensor/context/pipeline-parallel state (`from megatron.core import
+// parallel_state as mpu`, `tensor_parallel`): code that splits a model across GPUs over NCCL
+// groups handles the model's tensors, which live on the GPU (verl dc8b5076: packing sequences
+// for the model's forward with `mpu.get_context_parallel_world_size()`).
+bool namesModelParallel(std::string_view t) {
+  if (t.find("megatron") == std::string_view::npos) return false;
+  return t.find("parallel_state") != std::string_view::npos || t.find("tensor_parallel") != std::string_view::npos ||
+         t.find("import mpu") != std::string_view::npos;
 }
 
 model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnostics,

@@ -33,5 +33,7 @@ model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnost
 
 // The text names CUDA: `cuda`, an accelerator, or a non_blocking copy.
 bool namesCuda(std::string_view text);
+// The text names Megatron's model-parallel state (parallel_state, tensor_parallel, mpu).
+bool namesModelParallel(std::string_view text);
 
 }  // namespace sl::py
