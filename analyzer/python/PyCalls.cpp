@@ -471,10 +471,35 @@ Value Lowerer::callHostTensorMethod(const Value& recv, std::string_view method, 
   }
 }
 
+// `attn.index_select(0, idx)`, `x.gather(1, idx)`: torch refuses an index on another device
+// than the tensor it indexes, so an index of unknown or guessed device is on the GPU, as surely
+// as that tensor (fairseq 1df3e50a: the beam indices of finalize_hypos).
+void Lowerer::indexOnSameDevice(const Value& recv, std::string_view method, CallArgs& a) {
+  static const std::unordered_set<std::string_view> dimFirst = {
+      "index_select", "gather", "scatter", "scatter_", "scatter_add", "scatter_add_", "index_add", "index_add_",
+      "index_copy", "index_copy_", "index_fill", "index_fill_"};
+  const bool first = method == "take_along_dim";
+  if ((!first && !dimFirst.count(method)) || recv.fact.conf < model::Confidence::Medium) return;
+  const Arg* ix = a.at(first ? 0 : 1, first ? "indices" : "index");
+  if (!ix || ix->value.path.empty() || !ix->value.canonical.empty() || !is(ix->node, "identifier")) return;
+  Value v = ix->value;
+  const std::string reason = "'" + v.path + "' indexes '" + (recv.path.empty() ? std::string("a GPU tensor") : recv.path) +
+                             "' through ." + std::string(method) + "(), which needs its index on the same device";
+  if (v.fact.kind == Kind::CudaTensor && v.fact.conf == model::Confidence::Low) {
+    promote(v, a.call, reason);
+  } else if (v.fact.kind == Kind::Unknown) {
+    Fact f{Kind::CudaTensor};
+    f.conf = std::min(recv.fact.conf, model::Confidence::Medium);
+    f.why = because(recv.fact.why, locOf(a.call), reason);
+    env_[v.path] = f;
+  }
+}
+
 Value Lowerer::callTensorMethod(const Value& in, std::string_view method, CallArgs& a) {
   TSNode at = a.call;
   Value recv = in;
   useOnStream(recv, at);
+  indexOnSameDevice(recv, method, a);
   std::string api = "Tensor." + std::string(method);
   std::vector<Value> operands{recv};
   for (const auto& x : a.pos) operands.push_back(x.value);

@@ -192,6 +192,7 @@ class Lowerer {
   Value evalOperator(TSNode e);
   Value callApi(Api api, const Value& callee, CallArgs& a);
   Value callMethod(const Value& in, std::string_view method, CallArgs& a);
+  void indexOnSameDevice(const Value& recv, std::string_view method, CallArgs& a);
   Value callTensorMethod(const Value& in, std::string_view method, CallArgs& a);
   Value callHostTensorMethod(const Value& recv, std::string_view method, CallArgs& a);
   Value copyToDevice(const Value& src, CallArgs& a, const char* api);

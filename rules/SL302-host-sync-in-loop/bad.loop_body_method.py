@@ -35,3 +35,14 @@ def stop_early(model, x, limit):
         if step > 0 and torch.isnan(x).any():  # expect: SL302
             x = torch.nan_to_num(x)
     return x
+
+
+class SequenceGenerator:
+    def finalize_hypos(self, step, bbsz_idx, attn: torch.Tensor, beam_size: int, device="cuda"):
+        # index_select needs its index on the tensor's device: `bbsz_idx` is on the GPU.
+        attn_clone = attn.index_select(0, bbsz_idx)
+        seen = []
+        for i in range(bbsz_idx.size(0)):
+            unfin_idx = bbsz_idx[i] // beam_size
+            seen.append(str(unfin_idx.item()))  # expect: SL302
+        return attn_clone, seen

@@ -42,3 +42,14 @@ def collect(collector, env):
     for step in range(10):
         out.append(env.step().to(storing_device))
     return out
+
+
+class SequenceGenerator:
+    def finalize_hypos(self, step, bbsz_idx, attn: torch.Tensor, beam_size: int, device="cuda"):
+        attn_clone = attn.index_select(0, bbsz_idx)
+        # One read for all finished hypotheses, before the loop.
+        unfin = (bbsz_idx // beam_size).tolist()
+        seen = []
+        for i in range(len(unfin)):
+            seen.append(str(unfin[i]))
+        return attn_clone, seen
