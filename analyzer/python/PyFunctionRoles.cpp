@@ -127,32 +127,62 @@ class RoleFinder {
     return out;
   }
 
-  // A helper of this module that per-step code calls unconditionally (`forward` calling
-  // `self._pack(x)` or `_offsets(x)`) runs every step too: one level, so that the reason
-  // names the per-step function it serves. Calls under an `if` or in nested functions are
-  // left out (lazy initialisation, a branch taken once), and so are helpers named as set-up
-  // or logging (deliberateRole decides those).
+  // A helper of this module that per-step code calls on every call (`forward` calling
+  // `self._pack(x)` or `_offsets(x)`) runs every step too, and so do the helpers it calls in
+  // turn, up to three levels, each reason naming the function it serves. A call under an `if`
+  // counts only in an arm chosen by configuration (`if self.use_cache and kv_cache is not None:`,
+  // an argument's or a setting's truth or None-ness: every step of that configuration runs it;
+  // FastVideo 959dbcc8), not one chosen by a counter, a comparison, a logging or rank guard, or
+  // lazy initialisation (`if self._freqs is None:`). Calls in nested functions are left out, and
+  // so are helpers named as set-up or logging (deliberateRole decides those).
   void calledFromHot(FunctionRoles& out) {
-    std::vector<std::pair<std::string, std::string>> found;
-    for (const auto& f : fns_) {
-      auto it = out.hot.find(f.name);
-      if (it == out.hot.end() || ts_node_is_null(f.body)) continue;
-      std::string caller(lastName(f.name));
-      for (TSNode s : NamedChildren(f.body)) directCalls(s, [&](TSNode call) {
-        TSNode fn = field(call, "function");
-        std::string callee;
-        if (is(fn, "identifier")) {
-          callee = std::string(text(fn, src_));
-        } else if (is(fn, "attribute") && !f.cls.empty() && text(field(fn, "object"), src_) == "self") {
-          callee = f.cls + "." + std::string(text(field(fn, "attribute"), src_));
-        }
-        if (callee.empty() || callee == f.name || !names_.count(callee) || out.hot.count(callee)) return;
-        if (!deliberateRole(lastName(callee)).empty()) return;
-        found.emplace_back(callee, "called every step from `" + caller + "()`, " + it->second);
-      });
+    std::unordered_set<std::string> frontier;
+    for (const auto& [name, why] : out.hot) frontier.insert(name);
+    for (int level = 0; level < 3 && !frontier.empty(); ++level) {
+      std::vector<std::pair<std::string, std::string>> found;
+      for (const auto& f : fns_) {
+        if (!frontier.count(f.name) || ts_node_is_null(f.body)) continue;
+        const std::string& reason = out.hot.at(f.name);
+        std::string caller(lastName(f.name));
+        for (TSNode s : NamedChildren(f.body)) directCalls(s, [&](TSNode call) {
+          TSNode fn = field(call, "function");
+          std::string callee;
+          if (is(fn, "identifier")) {
+            callee = std::string(text(fn, src_));
+          } else if (is(fn, "attribute") && !f.cls.empty() && text(field(fn, "object"), src_) == "self") {
+            callee = f.cls + "." + std::string(text(field(fn, "attribute"), src_));
+          }
+          if (callee.empty() || callee == f.name || !names_.count(callee) || out.hot.count(callee)) return;
+          if (!deliberateRole(lastName(callee)).empty()) return;
+          found.emplace_back(callee, "called every step from `" + caller + "()`, " + reason);
+        }, true);
+      }
+      frontier.clear();
+      for (auto& [callee, why] : found)
+        if (out.hot.emplace(callee, why).second) out.hotViaCaller.insert(callee), frontier.insert(callee);
     }
-    for (auto& [callee, why] : found)
-      if (out.hot.emplace(callee, why).second) out.hotViaCaller.insert(callee);
+  }
+
+  // An `if` whose every condition (elif ones too) is a configuration's: names, attributes and
+  // calls tested for truth or None-ness, joined by and/or/not. No comparison, counter or
+  // remainder (`step == 0`, `i % n`), no guard word (log, rank, eval, first, init...), and no
+  // `self.X is None` (lazy initialisation runs once).
+  bool configChain(TSNode ifNode) const {
+    auto config = [&](TSNode cond) {
+      std::string c(text(cond, src_));
+      if (c.find_first_of("%<>=") != std::string::npos) return false;
+      if (c.find("self.") != std::string::npos && c.find(" is None") != std::string::npos) return false;
+      std::transform(c.begin(), c.end(), c.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+      for (const char* w : {"log", "verbose", "debug", "print", "rank", "eval", "first", "init", "warmup", "profil",
+                            "step", "iter", "epoch", "valid", "test", "once", "built", "initialized", "export",
+                            "tracing", "scripting", "compiling", "onnx"})
+        if (c.find(w) != std::string::npos) return false;
+      return true;
+    };
+    if (!config(field(ifNode, "condition"))) return false;
+    for (TSNode c : NamedChildren(ifNode))
+      if (is(c, "elif_clause") && !config(field(c, "condition"))) return false;
+    return true;
   }
 
   // Calls in statement `s` that run whenever `s` does: not under if/while/for/try/with arms
@@ -160,7 +190,7 @@ class RoleFinder {
   // order, by one cursor (a cursor per node cost ~3 % of a check: issue 12); a subtree whose
   // text holds no `(` holds no call (the file's text holds every byte the parsed text does).
   template <class Fn>
-  void directCalls(TSNode s, const Fn& visit) {
+  void directCalls(TSNode s, const Fn& visit, bool configArms = false) {
     const NodeTypes& types = NodeTypes::of(ts_tree_language(s.tree));
     const TSSymbol call = types.id("call");
     const TSSymbol stops[] = {types.id("if_statement"), types.id("function_definition"),
@@ -175,6 +205,8 @@ class RoleFinder {
       if (enter) {
         const TSSymbol type = types.typeOf(n);
         enter = std::find(std::begin(stops), std::end(stops), type) == std::end(stops);
+        if (!enter && configArms && type == stops[0] && configChain(n))
+          for (TSNode c : NamedChildren(n)) directCalls(c, visit, true);
         if (enter && type == call) visit(n);
         enter = enter && (!mayPrune || holdsParen(n));
       }

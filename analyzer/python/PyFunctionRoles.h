@@ -26,9 +26,11 @@
 //     (`get_step`, `init_step_state`, `num_steps`) and a bare `step` (a scheduler's too); and
 //     names of a loss computation (`compute_loss`, `loss_fn`, `chunked_cross_entropy`, `loss`)
 //     except reporting, loss-scale bookkeeping, accessors, set-up and tests;
-//   * a function or method of this module that one of the above calls unconditionally (not
-//     under an `if`, not in a nested function), one level: `hotViaCaller`, whose rules count
-//     only what runs on every call.
+//   * a function or method of this module that one of the above calls on every call (not in a
+//     nested function; under an `if` only in an arm chosen by configuration: a setting's or an
+//     argument's truth or None-ness, not a counter, a comparison, a guard word or a lazy
+//     `self.x is None`), and the helpers those call in turn, up to three levels:
+//     `hotViaCaller`, whose rules count only what runs on every call.
 // Deliberate: `__str__`, `__repr__`, `__format__`, `__rich_repr__`, `extra_repr` (formatting
 // for people; a sync there is the price of showing a value), and one-time set-up, by name:
 // constructors (`__init__`, `__post_init__`), `init*`/`setup*`/`configure*`/`calibrat*`/

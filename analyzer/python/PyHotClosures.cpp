@@ -55,9 +55,11 @@ void markHotClosures(model::Module& m) {
       // A method handed GPU tensors on every iteration of its sibling's loop (`for beam in ...:
       // self._search_beam(beam, lprobs[beam])`) is that loop's body written as a method.
       if (!g && loop >= 0 && e.cudaArgs && innermost(f, loop)) g = sibling(f, e.callee);
-      if (!g || g == &f || !g->perIteration.empty() || !g->hot.empty()) continue;
+      // A helper hot only through a caller (what it does on every call) may still be a loop's
+      // body: the loop is the stronger reason.
+      if (!g || g == &f || !g->perIteration.empty() || (!g->hot.empty() && !g->hotViaCaller)) continue;
       if (loop < 0) {
-        if (!f.hot.empty() && !f.hotViaCaller && runsOnEveryCall(f, e))
+        if (g->hot.empty() && !f.hot.empty() && !f.hotViaCaller && runsOnEveryCall(f, e))
           g->hot = "called every step from `" + caller + "()`, " + f.hot, g->hotViaCaller = true;
         continue;
       }

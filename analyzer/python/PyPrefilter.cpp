@@ -27,6 +27,11 @@
 // classes define one). A file that names a hook registration is parsed whole (the call that
 // makes a function hot may sit anywhere), so is one that patches a class's `forward`, and a kept class keeps the classes its header
 // names (a base's own bases decide whether `forward` runs every step).
+// Helpers that per-step code calls (three levels, as PyFunctionRoles follows them) are kept
+// with their callers when they hold CUDA evidence or a host read (`.item()`, `.cpu()`,
+// `.device`...), and so are the methods that a method with a loop and CUDA evidence calls
+// (PyHotClosures: a loop's body written as a method); so are class shells that annotate
+// fields as tensors (what a parameter annotated with the class holds).
 // Everything a kept unit's lowering reads is kept too: units whose imports bind a name it
 // uses, units that assign a `self.X` it uses, and, for roots whose rules read callee
 // summaries (SL203, SL301, SL401, SL501: all but loop-only roots), the functions it calls
@@ -535,10 +540,17 @@ class Planner {
   // ---- triggers and interesting names ----------------------------------------------------
   static void mark(std::vector<char>& set, uint32_t id) { set[id] = 1; }
   static bool has(const std::vector<char>& set, uint32_t id) { return set[id] != 0; }
+  static bool hasAny(const Unit& u, const std::vector<char>& set) {
+    return std::any_of(u.words.begin(), u.words.end(), [&](uint32_t id) { return set[id] != 0; });
+  }
 
   void seedTriggers() {
     streamWords_.assign(words_.size(), 0), cudaWords_.assign(words_.size(), 0), clockWords_.assign(words_.size(), 0);
-    syncWords_.assign(words_.size(), 0);
+    syncWords_.assign(words_.size(), 0), readWords_.assign(words_.size(), 0);
+    // Host reads of a tensor and device moves: what a per-step helper with no CUDA words of its
+    // own can still be reported for (its parameters are the module's inputs, on its device).
+    for (const char* w : {"item", "tolist", "cpu", "numpy", "nonzero", "any", "all", "unique", "device"})
+      if (int id = findId(w); id >= 0) mark(readWords_, uint32_t(id));
     globals_.assign(words_.size(), 0), attrs_.assign(words_.size(), 0);
     for (const char* w : {"forward", "backward", "step", "training_step", "update" /* a Metric's */})
       if (int id = findId(w); id >= 0) hotMethodWords_.push_back(uint32_t(id));
@@ -816,26 +828,38 @@ class Planner {
       u.callees |= callees;
       work.push_back(i);
     };
-    // A helper with CUDA evidence that per-step code calls (`forward` calling `self._pack(x)`)
-    // runs every step too (PyFunctionRoles' calledFromHot): keep both, the caller so that
-    // its call is seen, whatever evidence the caller has itself. One level, like the roles.
+    // A helper that per-step code calls (`forward` calling `self._pack(x)`) runs every step too
+    // (PyFunctionRoles' calledFromHot): keep both, the caller so that its call is seen,
+    // whatever evidence the caller has itself.
     // Likewise a method with CUDA evidence that a method with a loop and CUDA evidence calls
     // (`self._search_beam(beam, lp)` per beam: PyHotClosures' loop body written as a method).
-    for (size_t i = 0; i + 1 < units_.size(); ++i) {
-      const Unit& h = units_[i];
-      const bool perStep = !h.isClass && perStepByName(h);
-      const bool loopBody = !h.isClass && h.cls >= 0 && h.loop && h.cuda;
-      if (!perStep && !loopBody) continue;
-      for (uint32_t k : h.lines)
-        for (uint32_t o = lines_[k].occBegin; o < lines_[k].occEnd; ++o) {
-          const Occ& w = occ_[o];
-          if ((w.dotted && !w.attr) || !callAt(w.end) || (!perStep && !w.attr)) continue;
-          auto& index = w.attr ? methods : functions;
-          if (auto it = index.find(w.id); it != index.end())
-            for (int v : it->second)
-              if (units_[size_t(v)].cuda || (perStep && hasWord(units_[size_t(v)], cpuWord_)))
-                keep(int(i), false), keep(v, false);
-        }
+    // Helpers of helpers too, up to three levels (PyFunctionRoles' calledFromHot).
+    std::vector<char> hotVia(units_.size(), 0);
+    for (int level = 0; level < 3; ++level) {
+      std::vector<char> next(units_.size(), 0);
+      for (size_t i = 0; i + 1 < units_.size(); ++i) {
+        const Unit& h = units_[i];
+        const bool perStep = !h.isClass && (level == 0 ? perStepByName(h) : hotVia[i] != 0);
+        const bool loopBody = level == 0 && !h.isClass && h.cls >= 0 && h.loop && h.cuda;
+        if (!perStep && !loopBody) continue;
+        for (uint32_t k : h.lines)
+          for (uint32_t o = lines_[k].occBegin; o < lines_[k].occEnd; ++o) {
+            const Occ& w = occ_[o];
+            if ((w.dotted && !w.attr) || !callAt(w.end) || (!perStep && !w.attr)) continue;
+            auto& index = w.attr ? methods : functions;
+            if (auto it = index.find(w.id); it != index.end())
+              for (int v : it->second)
+                // A per-step helper needs no CUDA words of its own, only a host read: its
+                // parameters are the module's inputs, on its device (PyInfer.cpp usedAsTensor).
+              {
+                if (units_[size_t(v)].cuda || (perStep && hasAny(units_[size_t(v)], readWords_)))
+                  keep(int(i), false), keep(v, false);
+                // Hot whatever its evidence (the roles do not ask): its own helpers are next.
+                if (perStep && !hotVia[size_t(v)]) next[size_t(v)] = 1;
+              }
+          }
+      }
+      hotVia = std::move(next);
     }
     keepSyncCallers(functions, methods, keep);
     for (size_t i = 0; i < units_.size(); ++i) {
@@ -970,6 +994,7 @@ class Planner {
   std::vector<int> stamp_, attrStamp_;
   std::vector<char> streamWords_, cudaWords_, clockWords_, globals_, attrs_;
   std::vector<char> syncWords_;  // explicit syncs that travel across files (keepSyncCallers)
+  std::vector<char> readWords_;  // host reads and device moves (per-step helpers)
   int logWord_ = -1;
   int cpuWord_ = -1;  // `cpu` (isRoot)  // `log`, in a file that names lightning (isRoot)
   std::vector<uint32_t> hotMethodWords_;  // forward, backward, step, training_step, update (when present)

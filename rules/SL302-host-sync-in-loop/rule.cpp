@@ -116,7 +116,9 @@ class HostSyncInLoop : public Rule {
           if ((f.hot.empty() && f.perIteration.empty()) || guard >= 0) continue;
           // A closure called on every iteration of a loop (PyHotClosures.h): its body is the
           // loop's body, an `if` arm of it too; explicit syncs are deliberate there as in a loop.
-          if (f.hot.empty()) {
+          // So is a helper hot only through its caller that is also a loop's body (the loop
+          // is the stronger reason).
+          if (f.hot.empty() || (f.hotViaCaller && !f.perIteration.empty())) {
             if (e.sync == model::SyncKind::Allocation && !issuesGpuWork(f, 0)) continue;
             reportPerIteration(ctx, f, e);
             continue;
