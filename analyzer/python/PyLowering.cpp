@@ -107,6 +107,31 @@ static std::string_view annotatedClass(std::string_view t) {
   return t;
 }
 
+// What a tensor annotation says of `name` (a parameter, or a field of one: `out.logprobs`,
+// `subject` then names the field's class too): a host tensor when its name says so
+// (`tokens_cpu: Tensor`), else a GPU guess in a file that touches CUDA. Measured on real
+// projects: in a file that itself names CUDA, tensor parameters are GPU tensors far more often
+// than not (the wrong ones had CPU evidence: `.cpu()` callers, `*_cpu` names), and so are they
+// in a file that splits the model across GPUs (Megatron's parallel state); elsewhere in a GPU
+// project the guess is weaker. Nothing in CPU-only files.
+void Lowerer::annotatedTensor(const std::string& name, const std::string& subject, TSNode at) {
+  std::string_view last = std::string_view(name).substr(name.rfind('.') + 1);  // npos + 1 == 0
+  if (last.find("cpu") != std::string_view::npos || last.find("host") != std::string_view::npos) {
+    env_[name] = Fact{Kind::HostTensor};
+    env_[name].pinUnknown = true;
+    return;
+  }
+  if (!mc_.touchesCuda) return;
+  Fact f{Kind::CudaTensor};
+  const bool gpuFile = mc_.namesCudaItself || mc_.modelParallel;
+  f.conf = gpuFile && !cpuFunction_ ? model::Confidence::Medium : model::Confidence::Low;
+  f.why = because(nullptr, locOf(at), subject + " in a file that " +
+                                          (mc_.namesCudaItself ? "uses CUDA"
+                                           : mc_.modelParallel ? "splits the model across GPUs (Megatron's parallel state)"
+                                                               : "belongs to a project that uses CUDA"));
+  env_[name] = f;
+}
+
 void Lowerer::lowerParameters(TSNode params) {
   for (TSNode p : NamedChildren(params)) {
     TSNode nameNode = p;
@@ -118,50 +143,21 @@ void Lowerer::lowerParameters(TSNode params) {
     std::string name(text(nameNode, mc_.src));
     fn_.params.push_back(name);
     TSNode type = field(p, "type");
-    // `tokens_cpu: Tensor` is a tensor, but its name says where it lives.
-    bool hostByName = name.find("cpu") != std::string::npos || name.find("host") != std::string::npos;
+    if (ts_node_is_null(type)) continue;
+    std::string_view annotation = text(type, mc_.src);
     // An annotation says "a tensor", not where it lives: a low-confidence guess in a file that
     // touches CUDA, promoted when the body uses it on the GPU; nothing in CPU-only files.
     // `cur_iter: int`, `sizes: List[int]`: whatever the body does with it, not a tensor.
-    if (!ts_node_is_null(type) && annotationIsScalar(text(type, mc_.src))) nonTensorParams_.insert(name);
+    if (annotationIsScalar(annotation)) nonTensorParams_.insert(name);
+    if (annotationIsTensor(annotation)) annotatedTensor(name, "'" + name + "' is annotated as a tensor", p);
     // `out: InferOutput`, a class of this file with fields annotated as tensors: each field
     // is as good a guess as a tensor-annotated parameter (lmdeploy adac4b18).
-    if (!ts_node_is_null(type) && mc_.touchesCuda && !hostByName)
-      if (auto it = mc_.tensorFields.find(std::string(annotatedClass(text(type, mc_.src)))); it != mc_.tensorFields.end())
-        for (const std::string& f : it->second) {
-          if (f.find("cpu") != std::string::npos || f.find("host") != std::string::npos) {
-            env_[name + "." + f] = Fact{Kind::HostTensor};  // `log_probs_cpu_view: Tensor`
-            env_[name + "." + f].pinUnknown = true;
-            continue;
-          }
-          Fact t{Kind::CudaTensor};
-          t.conf = (mc_.namesCudaItself || mc_.modelParallel) && !cpuFunction_ ? model::Confidence::Medium
-                                                                                : model::Confidence::Low;
-          t.why = because(nullptr, locOf(p), "'" + name + "." + f + "' is annotated as a tensor (" + it->first + "." + f +
-                                                 ") in a file that " +
-                                                 (t.conf == model::Confidence::Medium ? "uses CUDA" : "belongs to a project that uses CUDA"));
-          env_[name + "." + f] = t;
-        }
-    if (!ts_node_is_null(type) && annotationIsTensor(text(type, mc_.src))) {
-      if (hostByName) {
-        env_[name] = Fact{Kind::HostTensor};
-        env_[name].pinUnknown = true;
-      }
-      else if (mc_.touchesCuda) {
-        // Measured on real projects: in a file that itself names CUDA, tensor parameters are
-        // GPU tensors far more often than not (the wrong ones had CPU evidence: `.cpu()`
-        // callers, `*_cpu` names); elsewhere in a GPU project the guess is weaker.
-        Fact f{Kind::CudaTensor};
-        // So are they in a file that splits the model across GPUs (Megatron's parallel state).
-        const bool gpuFile = mc_.namesCudaItself || mc_.modelParallel;
-        f.conf = gpuFile && !cpuFunction_ ? model::Confidence::Medium : model::Confidence::Low;
-        f.why = because(nullptr, locOf(p), "'" + name + "' is annotated as a tensor in a file that " +
-                                               (mc_.namesCudaItself ? "uses CUDA"
-                                                : mc_.modelParallel ? "splits the model across GPUs (Megatron's parallel state)"
-                                                                    : "belongs to a project that uses CUDA"));
-        env_[name] = f;
-      }
-    }
+    const bool hostByName = name.find("cpu") != std::string::npos || name.find("host") != std::string::npos;
+    if (auto it = mc_.tensorFields.find(std::string(annotatedClass(annotation)));
+        it != mc_.tensorFields.end() && mc_.touchesCuda && !hostByName)
+      for (const std::string& f : it->second)
+        annotatedTensor(name + "." + f,
+                        "'" + name + "." + f + "' is annotated as a tensor (" + it->first + "." + f + ")", p);
   }
 }
 

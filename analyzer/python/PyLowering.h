@@ -150,6 +150,8 @@ class Lowerer {
   };
   Iteration iterationOf(TSNode right);
   bool describesSibling(TSNode target, TSNode part) const;
+  // Binds `name` (a parameter or a field of one) as its tensor annotation says; `subject` opens the reason.
+  void annotatedTensor(const std::string& name, const std::string& subject, TSNode at);
   bool bindParts(TSNode left, const Iteration& it);
   // A comprehension's target: the parts of a zip/enumerate, else an element of the iterable.
   void bindIteration(TSNode left, const Iteration& it);

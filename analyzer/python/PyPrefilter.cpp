@@ -828,39 +828,7 @@ class Planner {
       u.callees |= callees;
       work.push_back(i);
     };
-    // A helper that per-step code calls (`forward` calling `self._pack(x)`) runs every step too
-    // (PyFunctionRoles' calledFromHot): keep both, the caller so that its call is seen,
-    // whatever evidence the caller has itself.
-    // Likewise a method with CUDA evidence that a method with a loop and CUDA evidence calls
-    // (`self._search_beam(beam, lp)` per beam: PyHotClosures' loop body written as a method).
-    // Helpers of helpers too, up to three levels (PyFunctionRoles' calledFromHot).
-    std::vector<char> hotVia(units_.size(), 0);
-    for (int level = 0; level < 3; ++level) {
-      std::vector<char> next(units_.size(), 0);
-      for (size_t i = 0; i + 1 < units_.size(); ++i) {
-        const Unit& h = units_[i];
-        const bool perStep = !h.isClass && (level == 0 ? perStepByName(h) : hotVia[i] != 0);
-        const bool loopBody = level == 0 && !h.isClass && h.cls >= 0 && h.loop && h.cuda;
-        if (!perStep && !loopBody) continue;
-        for (uint32_t k : h.lines)
-          for (uint32_t o = lines_[k].occBegin; o < lines_[k].occEnd; ++o) {
-            const Occ& w = occ_[o];
-            if ((w.dotted && !w.attr) || !callAt(w.end) || (!perStep && !w.attr)) continue;
-            auto& index = w.attr ? methods : functions;
-            if (auto it = index.find(w.id); it != index.end())
-              for (int v : it->second)
-                // A per-step helper needs no CUDA words of its own, only a host read: its
-                // parameters are the module's inputs, on its device (PyInfer.cpp usedAsTensor).
-              {
-                if (units_[size_t(v)].cuda || (perStep && hasAny(units_[size_t(v)], readWords_)))
-                  keep(int(i), false), keep(v, false);
-                // Hot whatever its evidence (the roles do not ask): its own helpers are next.
-                if (perStep && !hotVia[size_t(v)]) next[size_t(v)] = 1;
-              }
-          }
-      }
-      hotVia = std::move(next);
-    }
+    keepPerStepHelpers(functions, methods, keep);
     keepSyncCallers(functions, methods, keep);
     for (size_t i = 0; i < units_.size(); ++i) {
       const Unit& u = units_[i];
@@ -899,6 +867,42 @@ class Planner {
       for (uint32_t id : u.attrs)
         if (auto it = assigners.find(id); it != assigners.end())
           for (int v : it->second) keep(v, false);
+    }
+  }
+
+  // A helper that per-step code calls (`forward` calling `self._pack(x)`) runs every step too,
+  // and so do its own helpers, up to three levels (PyFunctionRoles' calledFromHot): keep each
+  // with its caller, so that the call is seen, whatever evidence the caller has itself. A
+  // per-step helper needs no CUDA words of its own, only a host read: its parameters are the
+  // module's inputs, on its device (PyInfer.cpp usedAsTensor); it is hot whatever its
+  // evidence (the roles do not ask), so its own helpers are the next level's. Likewise a method
+  // with CUDA evidence that a method with a loop and CUDA evidence calls (`self._search_beam(
+  // beam, lp)` per beam: PyHotClosures' loop body written as a method).
+  template <class Index, class Keep>
+  void keepPerStepHelpers(const Index& functions, const Index& methods, Keep& keep) {
+    std::vector<char> hotVia(units_.size(), 0), reads(units_.size(), 0);
+    for (size_t v = 0; v + 1 < units_.size(); ++v) reads[v] = hasAny(units_[v], readWords_);
+    for (int level = 0; level < 3; ++level) {
+      std::vector<char> next(units_.size(), 0);
+      for (size_t i = 0; i + 1 < units_.size(); ++i) {
+        const Unit& h = units_[i];
+        const bool perStep = !h.isClass && (level == 0 ? perStepByName(h) : hotVia[i] != 0);
+        const bool loopBody = level == 0 && !h.isClass && h.cls >= 0 && h.loop && h.cuda;
+        if (!perStep && !loopBody) continue;
+        for (uint32_t k : h.lines)
+          for (uint32_t o = lines_[k].occBegin; o < lines_[k].occEnd; ++o) {
+            const Occ& w = occ_[o];
+            if ((w.dotted && !w.attr) || !callAt(w.end) || (!perStep && !w.attr)) continue;
+            const auto& index = w.attr ? methods : functions;
+            auto it = index.find(w.id);
+            if (it == index.end()) continue;
+            for (int v : it->second) {
+              if (units_[size_t(v)].cuda || (perStep && reads[size_t(v)])) keep(int(i), false), keep(v, false);
+              if (perStep && !hotVia[size_t(v)]) next[size_t(v)] = 1;
+            }
+          }
+      }
+      hotVia = std::move(next);
     }
   }
 
@@ -995,8 +999,8 @@ class Planner {
   std::vector<char> streamWords_, cudaWords_, clockWords_, globals_, attrs_;
   std::vector<char> syncWords_;  // explicit syncs that travel across files (keepSyncCallers)
   std::vector<char> readWords_;  // host reads and device moves (per-step helpers)
-  int logWord_ = -1;
-  int cpuWord_ = -1;  // `cpu` (isRoot)  // `log`, in a file that names lightning (isRoot)
+  int logWord_ = -1;  // `log`, in a file that names lightning (isRoot)
+  int cpuWord_ = -1;  // `cpu` (isRoot)
   std::vector<uint32_t> hotMethodWords_;  // forward, backward, step, training_step, update (when present)
   uint32_t kwIds_[kCount] = {};
   mutable std::vector<std::pair<size_t, size_t>> spans_;
