@@ -334,9 +334,7 @@ std::shared_ptr<const Config> ConfigResolver::forDir(const std::string& dir) {
 
 std::shared_ptr<const Config> ConfigResolver::forFile(const std::string& path) {
   if (!forced_.empty()) return load(forced_);
-  std::error_code ec;
-  fs::path abs = fs::weakly_canonical(fs::absolute(path, ec), ec);
-  return forDir(abs.parent_path().string());
+  return forDir(fs::path(canonical_.file(path)).parent_path().string());
 }
 
 }  // namespace sl

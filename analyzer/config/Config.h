@@ -10,6 +10,7 @@
 
 #include "config/Glob.h"
 #include "config/ProjectKnowledge.h"
+#include "core/CanonicalPaths.h"
 #include "core/Finding.h"
 
 namespace sl {
@@ -67,6 +68,7 @@ class ConfigResolver {
   std::map<std::string, std::shared_ptr<const Config>> byFile_;  // nullptr = invalid
   std::map<std::string, std::shared_ptr<const Config>> byDir_;
   std::vector<std::string> errors_;
+  CanonicalPaths canonical_;
 };
 
 // Whether `id` starts with any of `codes` (rule IDs or prefixes such as "SL3").

@@ -69,10 +69,13 @@ void ProjectRoots::setInputs(const std::vector<std::string>& paths) {
 }
 
 std::string ProjectRoots::deliberateReason(const std::string& path, const std::string& configDir) {
-  std::error_code ec;
-  fs::path abs = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  fs::path abs = canonical_.file(path);
   std::string git = gitRoot(abs.parent_path().string());
-  std::vector<std::string> roots{configDir, git, fs::current_path(ec).string()};
+  if (cwd_.empty()) {
+    std::error_code ec;
+    cwd_ = fs::current_path(ec).string();
+  }
+  std::vector<std::string> roots{configDir, git, cwd_};
   roots.insert(roots.end(), inputs_.begin(), inputs_.end());
   for (const std::string& root : roots) {
     if (root.empty()) continue;

@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/CanonicalPaths.h"
 #include "core/Finding.h"
 #include "model/StreamModel.h"
 
@@ -47,6 +48,8 @@ class ProjectRoots {
   std::vector<std::string> inputs_;  // absolute directories, deepest first
   std::string gitRoot(const std::string& dir);
   std::map<std::string, std::string> gitRoots_;  // directory -> work tree root ("" = none)
+  CanonicalPaths canonical_;
+  std::string cwd_;  // the current directory, read once
 };
 
 // Why a finding at `line` of module `m` sits in deliberate code: a deliberate function
