@@ -5,20 +5,54 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace sl {
 
-SourceFile::SourceFile(std::string path, std::string text)
-    : path_(std::move(path)), text_(std::move(text)) {
-  // Old Mac line endings (a lone CR) end lines for Python and Clang: make them LF so that every
-  // consumer (tree-sitter counts LFs) agrees on line numbers. Same length: columns are kept.
-  // (find is memchr: a byte loop here was ~1.5 % of a check.)
-  for (size_t i = text_.find('\r'); i != std::string::npos; i = text_.find('\r', i + 1))
-    if (i + 1 == text_.size() || text_[i + 1] != '\n') text_[i] = '\n';
+namespace {
+
+// Old Mac line endings (a lone CR) end lines for Python and Clang: they are made LF so that
+// every consumer (tree-sitter counts LFs) agrees on line numbers. Same length: columns are kept.
+// (find is memchr: a byte loop here was ~1.5 % of a check.)
+bool hasLoneCr(std::string_view t) {
+  for (size_t i = t.find('\r'); i != std::string_view::npos; i = t.find('\r', i + 1))
+    if (i + 1 == t.size() || t[i + 1] != '\n') return true;
+  return false;
+}
+
+void loneCrToLf(std::string& t) {
+  for (size_t i = t.find('\r'); i != std::string::npos; i = t.find('\r', i + 1))
+    if (i + 1 == t.size() || t[i + 1] != '\n') t[i] = '\n';
+}
+
+// A read-only private mapping of a whole file, unmapped with its last owner.
+std::shared_ptr<const void> mapFile(int fd, size_t size) {
+  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  if (p == MAP_FAILED) return nullptr;
+  return std::shared_ptr<const void>(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
+}
+
+}  // namespace
+
+SourceFile::SourceFile(std::string path, std::string text) : path_(std::move(path)) {
+  loneCrToLf(text);
+  auto owned = std::make_shared<std::string>(std::move(text));
+  text_ = *owned;
+  storage_ = std::move(owned);
+  indexLines();
+}
+
+SourceFile::SourceFile(std::string path, std::shared_ptr<const void> storage, std::string_view text)
+    : path_(std::move(path)), storage_(std::move(storage)), text_(text) {
+  indexLines();
+}
+
+void SourceFile::indexLines() {
   lineStarts_.push_back(0);
-  for (size_t i = text_.find('\n'); i != std::string::npos && i + 1 < text_.size(); i = text_.find('\n', i + 1))
+  for (size_t i = text_.find('\n'); i != std::string_view::npos && i + 1 < text_.size(); i = text_.find('\n', i + 1))
     lineStarts_.push_back(uint32_t(i + 1));
 }
 
@@ -67,30 +101,49 @@ std::optional<SourceFile> SourceFile::load(const std::string& path, std::string&
             std::to_string(maxBytes >> 20) + " MiB limit; skipped";
     return std::nullopt;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  // The bytes: mapped when the file has any (an empty file cannot be mapped), read otherwise.
+  // A file truncated by another process while mapped would fault on access: the run is short
+  // and sources are not rewritten under a linter, as Clang assumes for the files it maps.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     error = std::strerror(errno ? errno : EACCES);
     return std::nullopt;
   }
-  std::string text(size_t(st.st_size), '\0');
-  in.read(text.data(), std::streamsize(text.size()));
-  text.resize(size_t(in.gcount()));
-  if (text.find('\0') != std::string::npos) {
+  std::shared_ptr<const void> mapping = st.st_size > 0 ? mapFile(fd, size_t(st.st_size)) : nullptr;
+  std::string read;
+  if (!mapping && st.st_size > 0) {  // a file system that cannot map: read it
+    read.resize(size_t(st.st_size));
+    size_t got = 0;
+    for (ssize_t n; got < read.size() && (n = ::read(fd, read.data() + got, read.size() - got)) != 0; got += size_t(n))
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        error = std::strerror(errno);
+        ::close(fd);
+        return std::nullopt;
+      }
+    read.resize(got);
+  }
+  ::close(fd);
+  const std::string_view text = mapping ? std::string_view(static_cast<const char*>(mapping.get()), size_t(st.st_size))
+                                        : std::string_view(read);
+  if (text.find('\0') != std::string_view::npos) {
     error = "binary file (contains NUL bytes); skipped";
     return std::nullopt;
   }
   if (size_t bad = firstInvalidUtf8(text); bad != std::string_view::npos) {
     // A Python file may declare another encoding (PEP 263): convert it instead of refusing.
-    std::string enc = declaredEncoding(text);
+    const std::string copy(text);
+    std::string enc = declaredEncoding(copy);
     if (!enc.empty()) {
-      if (auto utf8 = toUtf8(text, enc)) return SourceFile(path, std::move(*utf8));
+      if (auto utf8 = toUtf8(copy, enc)) return SourceFile(path, std::move(*utf8));
       error = "cannot decode as its declared encoding '" + enc + "'; skipped";
       return std::nullopt;
     }
     error = "not valid UTF-8 (first bad byte at offset " + std::to_string(bad) + "); skipped";
     return std::nullopt;
   }
-  return SourceFile(path, std::move(text));
+  if (!mapping || hasLoneCr(text)) return SourceFile(path, std::string(text));  // owned (and CRs fixed)
+  return SourceFile(path, std::move(mapping), text);
 }
 
 }  // namespace sl

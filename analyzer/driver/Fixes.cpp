@@ -56,7 +56,7 @@ void fixTimerSync(Finding& f, const SourceFile& file) {
   std::string sync;
   if (cpp) {
     if (!prev.empty() && !prev.ends_with(";") && !prev.ends_with("{") && !prev.ends_with("}")) return;
-    const std::string& all = file.text();
+    const std::string_view all = file.text();
     if (f.path.ends_with(".cu") || all.find("cuda_runtime") != std::string::npos) sync = "cudaDeviceSynchronize();";
     else if (all.find("torch::") != std::string::npos) sync = "torch::cuda::synchronize();";
     else return;
@@ -92,7 +92,7 @@ FixRun planFixes(const std::vector<Finding>& findings) {
       std::string err;
       auto file = SourceFile::load(f.path, err);
       if (!file) continue;
-      it = run.files.emplace(f.path, FileFixes{file->text(), {}}).first;
+      it = run.files.emplace(f.path, FileFixes{std::string(file->text()), {}}).first;
     }
     const Fix& fix = f.fixes.front();
     it->second.edits.insert(it->second.edits.end(), fix.edits.begin(), fix.edits.end());

@@ -40,8 +40,9 @@ nlohmann::json message(const Finding& f) {
   if (!f.fixes.empty()) {
     std::string err;
     if (auto file = SourceFile::load(f.path, err)) {
-      j["original"] = file->text();
-      j["replacement"] = applyEdits(file->text(), f.fixes.front().edits);
+      const std::string original(file->text());
+      j["original"] = original;
+      j["replacement"] = applyEdits(original, f.fixes.front().edits);
     }
   }
   return j;

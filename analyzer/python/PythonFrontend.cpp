@@ -227,7 +227,7 @@ model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnost
   model::Module m;
   m.path = file.path();
   m.lang = model::Lang::Python;
-  const std::string& t = file.text();
+  const std::string_view t = file.text();
   // Evidence needs torch (tensors, streams): a module that never names torch or cuda cannot
   // produce a finding, so it is not lowered (only parsed for its diagnostics). Configured
   // helpers (stream wrappers, sync/backward functions) are evidence too.
