@@ -332,9 +332,13 @@ std::shared_ptr<const Config> ConfigResolver::forDir(const std::string& dir) {
   return byDir_[dir] = found;
 }
 
-std::shared_ptr<const Config> ConfigResolver::forFile(const std::string& path) {
-  if (!forced_.empty()) return load(forced_);
-  return forDir(fs::path(canonical_.file(path)).parent_path().string());
+std::shared_ptr<const Config> ConfigResolver::forFile(const std::string& path, std::string* canonical) {
+  if (forced_.empty() || canonical) {
+    std::string abs = canonical_.file(path);
+    if (canonical) *canonical = abs;
+    if (forced_.empty()) return forDir(fs::path(abs).parent_path().string());
+  }
+  return load(forced_);
 }
 
 }  // namespace sl

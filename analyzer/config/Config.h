@@ -55,8 +55,9 @@ class ConfigResolver {
  public:
   explicit ConfigResolver(std::string forced = {});  // forced: --config FILE
   // The config governing `path` (the defaults when none is found); nullptr when the config
-  // that governs it is invalid (the error is in errors()).
-  std::shared_ptr<const Config> forFile(const std::string& path);
+  // that governs it is invalid (the error is in errors()). `canonical`, when given, receives
+  // the path made absolute and canonical (what ProjectRoots::deliberateReason takes).
+  std::shared_ptr<const Config> forFile(const std::string& path, std::string* canonical = nullptr);
   const std::vector<std::string>& errors() const { return errors_; }
 
  private:

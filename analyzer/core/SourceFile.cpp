@@ -114,13 +114,17 @@ std::optional<SourceFile> SourceFile::load(const std::string& path, std::string&
   if (!mapping && st.st_size > 0) {  // a file system that cannot map: read it
     read.resize(size_t(st.st_size));
     size_t got = 0;
-    for (ssize_t n; got < read.size() && (n = ::read(fd, read.data() + got, read.size() - got)) != 0; got += size_t(n))
-      if (n < 0) {
-        if (errno == EINTR) continue;
+    while (got < read.size()) {
+      ssize_t n = ::read(fd, read.data() + got, read.size() - got);
+      if (n == 0) break;  // shorter than it was a moment ago
+      if (n > 0) {
+        got += size_t(n);
+      } else if (errno != EINTR) {
         error = std::strerror(errno);
         ::close(fd);
         return std::nullopt;
       }
+    }
     read.resize(got);
   }
   ::close(fd);

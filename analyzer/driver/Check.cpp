@@ -207,11 +207,12 @@ void checkCpp(const CheckOptions& opts, const std::vector<std::string>& files,
   res.files += out.analyzed;
   for (const auto& m : out.modules) {
     // Files from a compilation database were not walked: their config is looked up here.
-    auto cfg = configs.forFile(m.path);
+    std::string canonical;
+    auto cfg = configs.forFile(m.path, &canonical);
     if (!cfg || cfg->excluded(m.path)) continue;
     std::string e;
     auto file = SourceFile::load(m.path, e);
-    res.hiddenUnsure += judge(m, file ? &*file : nullptr, rules, *cfg, opts, roots.deliberateReason(m.path, cfg->dir),
+    res.hiddenUnsure += judge(m, file ? &*file : nullptr, rules, *cfg, opts, roots.deliberateReason(canonical, cfg->dir),
                               res.findings, res.hiddenDeliberate);
     if (opts.dumpModel) res.modelDump += "# " + m.path + "\n" + model::dump(m);
   }
@@ -246,11 +247,12 @@ CheckResult runCheck(const CheckOptions& opts) {
   auto keep = [&](std::vector<std::string>& files, bool python) {
     std::vector<std::string> kept;
     for (auto& f : files) {
-      auto cfg = configs.forFile(f);
+      std::string canonical;
+      auto cfg = configs.forFile(f, &canonical);
       if (!cfg || cfg->excluded(f)) continue;
       if (python) {
         pyConfigs.push_back(cfg);
-        pyDeliberate.push_back(roots.deliberateReason(f, cfg->dir));
+        pyDeliberate.push_back(roots.deliberateReason(canonical, cfg->dir));
       }
       kept.push_back(std::move(f));
     }

@@ -69,7 +69,7 @@ void ProjectRoots::setInputs(const std::vector<std::string>& paths) {
 }
 
 std::string ProjectRoots::deliberateReason(const std::string& path, const std::string& configDir) {
-  fs::path abs = canonical_.file(path);
+  const fs::path abs = path;
   std::string git = gitRoot(abs.parent_path().string());
   if (cwd_.empty()) {
     std::error_code ec;

@@ -17,7 +17,6 @@
 #include <string>
 #include <string_view>
 
-#include "core/CanonicalPaths.h"
 #include "core/Finding.h"
 #include "model/StreamModel.h"
 
@@ -34,9 +33,9 @@ std::string deliberatePathReason(const std::string& relative);
 // Finds project roots (git work trees, cached per directory). Not thread-safe.
 class ProjectRoots {
  public:
-  // Why `path` is deliberate code, judged from the first of `configDir` (may be ""), the git
-  // work tree, the current directory and the path given on the command line that contains it;
-  // "" when it is not.
+  // Why `path` (absolute and canonical: ConfigResolver::forFile gives it) is deliberate code,
+  // judged from the first of `configDir` (may be ""), the git work tree, the current directory
+  // and the path given on the command line that contains it; "" when it is not.
   std::string deliberateReason(const std::string& path, const std::string& configDir);
 
   // The paths given on the command line: outside a git work tree, a config's directory and the
@@ -48,7 +47,6 @@ class ProjectRoots {
   std::vector<std::string> inputs_;  // absolute directories, deepest first
   std::string gitRoot(const std::string& dir);
   std::map<std::string, std::string> gitRoots_;  // directory -> work tree root ("" = none)
-  CanonicalPaths canonical_;
   std::string cwd_;  // the current directory, read once
 };
 
