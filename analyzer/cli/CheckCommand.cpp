@@ -13,6 +13,7 @@
 
 #include "cli/CheckOptions.h"
 #include "config/Config.h"
+#include "core/PhaseTimes.h"
 #include "driver/Baseline.h"
 #include "driver/FileWalk.h"
 #include "driver/Fixes.h"
@@ -70,6 +71,7 @@ int checkMain(const Args& args) {
   CheckOptions& opts = cli.check;
   OutputOptions& out = cli.out;
   opts.progress = !cli.quiet && ::isatty(2);
+  opts.exitsAfter = true;  // main() returns what this returns
   opts.progressLines = !cli.quiet && !opts.progress && out.format != Format::Lintrunner;
   out.color = cli.color < 0 ? (cli.outputFile.empty() && ::isatty(1)) : cli.color == 1;
   out.rules = &ruleCatalogue();
@@ -103,7 +105,9 @@ int checkMain(const Args& args) {
   const bool noCache = cli.noCache || (noCacheEnv && *noCacheEnv);
   const std::string key = noCache ? "" : ResultCache::keyFor(opts);
   std::optional<CheckResult> cached = cache.load(key);
+  phaseDone("setup");
   CheckResult res = cached ? std::move(*cached) : runCheck(opts);
+  phaseDone("release");
   bool configFailed = std::any_of(res.diagnostics.begin(), res.diagnostics.end(),
                                   [](const Finding& d) { return d.ruleId == "config-error"; });
   if (!cached && !configFailed) cache.store(key, res);
@@ -177,6 +181,7 @@ int checkMain(const Args& args) {
   if (cli.statistics) writeStatistics(os, findings, out);
   else writeFindings(os, findings, out);
   // A full disk or a closed pipe must not look like success with the findings lost.
+  phaseDone("output");
   if (!os.flush())
     return fail("cannot write the findings to " + (cli.outputFile.empty() ? std::string("standard output") : cli.outputFile) +
                 ": " + std::strerror(errno ? errno : EIO));

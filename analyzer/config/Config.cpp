@@ -336,7 +336,7 @@ std::shared_ptr<const Config> ConfigResolver::forFile(const std::string& path, s
   if (forced_.empty() || canonical) {
     std::string abs = canonical_.file(path);
     if (canonical) *canonical = abs;
-    if (forced_.empty()) return forDir(fs::path(abs).parent_path().string());
+    if (forced_.empty()) return forDir(parentDir(abs));
   }
   return load(forced_);
 }

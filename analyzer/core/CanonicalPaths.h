@@ -18,4 +18,11 @@ class CanonicalPaths {
   std::unordered_map<std::string, std::string> dirs_;  // directory as given -> canonical
 };
 
+// The directory of a file's path, as fs::path::parent_path says it for the paths file() gives
+// ("/a/b.py" -> "/a", "/b.py" -> "/", "b.py" -> ""), without building a path object.
+inline std::string parentDir(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : slash == 0 ? std::string("/") : path.substr(0, slash);
+}
+
 }  // namespace sl

@@ -40,6 +40,10 @@ struct CheckOptions {
   // --diff: judge only these Python files (absolute, canonical: ChangedLines::changedFiles), and
   // lower only the files their findings depend on (driver/DiffScope.h). Unset: every file.
   std::optional<std::vector<std::string>> pythonOnly;
+  // The caller exits right after the check (the CLI): the analysis state (every file's text,
+  // model and summary) is left to the exit instead of being freed one object at a time, which
+  // took 0.1 s of a 2.2 s check of the 40 MB corpus (bench/python).
+  bool exitsAfter = false;
 };
 
 struct CheckResult {

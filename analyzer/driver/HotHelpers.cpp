@@ -35,11 +35,13 @@ class ModuleNames {
       parts_.push_back(ProjectIndex::moduleParts(modules[m]->path, package));
       package_.push_back(package);
       const auto& p = parts_.back();
-      for (size_t s = 0; s < p.size(); ++s) {
-        auto [it, fresh] = bySuffix_.emplace(ProjectIndex::join(p, s, p.size()), long(m));
+      const std::string dotted = ProjectIndex::join(p, 0, p.size());
+      const std::vector<size_t> starts = ProjectIndex::partStarts(p);
+      for (size_t at : starts) {
+        auto [it, fresh] = bySuffix_.emplace(dotted.substr(at), long(m));
         if (!fresh && it->second != long(m)) it->second = -1;
       }
-      if (!p.empty()) children_[ProjectIndex::join(p, 0, p.size() - 1)].push_back(m);
+      if (!p.empty()) children_[dotted.substr(0, starts.back() ? starts.back() - 1 : 0)].push_back(m);
     }
   }
   // The module a dotted name (already absolute) names, or -1.

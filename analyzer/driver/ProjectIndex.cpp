@@ -2,9 +2,21 @@
 
 namespace sl {
 std::string ProjectIndex::join(const std::vector<std::string>& parts, size_t begin, size_t end) {
+  size_t n = 0;
+  for (size_t i = begin; i < end; ++i) n += parts[i].size() + 1;
   std::string out;
-  for (size_t i = begin; i < end; ++i) out += (out.empty() ? "" : ".") + parts[i];
+  out.reserve(n);
+  for (size_t i = begin; i < end; ++i) {
+    if (i > begin) out += '.';
+    out += parts[i];
+  }
   return out;
+}
+
+std::vector<size_t> ProjectIndex::partStarts(const std::vector<std::string>& parts) {
+  std::vector<size_t> starts(parts.size());
+  for (size_t i = 0, at = 0; i < parts.size(); at += parts[i].size() + 1, ++i) starts[i] = at;
+  return starts;
 }
 
 std::vector<std::string> ProjectIndex::moduleParts(std::string path, bool& package) {
@@ -46,9 +58,12 @@ ProjectIndex::ProjectIndex(const std::vector<const model::Module*>& modules,
   for (size_t m = 0; m < modules.size(); ++m) {
     bool package = false;
     std::vector<std::string> parts = moduleParts(modules[m]->path, package);
+    std::string dotted;  // built for the first informative function
+    std::vector<size_t> starts;
     for (const auto& f : modules[m]->functions) {
       if (f.name == "<module>" || !informative(summaries[m]->of(f.name))) continue;
-      for (size_t s = 0; s < parts.size(); ++s) functions_.emplace(join(parts, s, parts.size()) + "." + f.name, std::make_pair(m, f.name));
+      if (starts.empty()) dotted = join(parts, 0, parts.size()), starts = partStarts(parts);
+      for (size_t at : starts) functions_.emplace(dotted.substr(at) + "." + f.name, std::make_pair(m, f.name));
     }
     names_.push_back(std::move(parts));
     package_.push_back(package);

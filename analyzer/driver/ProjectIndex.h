@@ -29,6 +29,9 @@ class ProjectIndex {
   // "" when it climbs above the root.
   static std::string absoluteName(const std::vector<std::string>& parts, bool package, const std::string& callee);
   static std::string join(const std::vector<std::string>& parts, size_t begin, size_t end);
+  // Where each part starts in join(parts, 0, parts.size()): the suffix from part i is the
+  // joined name from starts[i] (cheaper than joining every suffix anew).
+  static std::vector<size_t> partStarts(const std::vector<std::string>& parts);
 
  private:
   const model::FunctionSummary* resolve(size_t from, const std::string& callee) const;
