@@ -32,6 +32,7 @@ std::vector<std::string> findings(const std::vector<std::string>& paths, bool pr
   sl::CheckOptions o;
   o.paths = paths;
   o.prefilter = prefilter;
+  o.checkDeliberateCode = true;  // notes in tests and benchmarks must survive the prefilter too
   o.jobs = 2;
   sl::CheckResult r = sl::runCheck(o);
   std::vector<std::string> out;
@@ -198,6 +199,39 @@ const std::pair<const char*, const char*> kCases[] = {
      "    if t.item() > 0: output.zero_()\n"
      "def install(model):\n"
      "    model.register_forward_hook(stats)\n"},
+    {"hot_hook_method.py",  // a method registered through functools.partial in __init__, among dropped code
+     "import functools\n"
+     "import torch\n"
+     "def unrelated(a):\n"
+     "    return a * 2\n"
+     "class Probe:\n"
+     "    def __init__(self, model):\n"
+     "        model.register_forward_hook(functools.partial(self._record, name='m'))\n"
+     "    def other(self):\n"
+     "        return 3\n"
+     "    def _record(self, module, inputs, output, name):\n"
+     "        t = torch.ones(1, device='cuda')\n"
+     "        return t.item()\n"},
+    {"hot_hook_helper.py",  // a hook's helper holds the evidence and the host read
+     "import torch\n"
+     "def unrelated(a):\n"
+     "    return a * 2\n"
+     "def norm(t):\n"
+     "    x = torch.ones(1, device='cuda')\n"
+     "    return x.norm().item()\n"
+     "def check(grad):\n"
+     "    return norm(grad)\n"
+     "def install(p):\n"
+     "    p.register_hook(check)\n"},
+    {"hot_patched_forward.py",  // a function patched in as a class's forward, in a function
+     "import torch\n"
+     "def unrelated(a):\n"
+     "    return a * 2\n"
+     "def fast_forward(self, x):\n"
+     "    t = torch.zeros(1, device='cuda')\n"
+     "    return x + t.item()\n"
+     "def patch(mod):\n"
+     "    mod.Attention.forward = fast_forward\n"},
     {"hot_nested_class.py",  // a Module nested in a class shell
      "import torch\n"
      "from torch import nn\n"
@@ -206,6 +240,30 @@ const std::pair<const char*, const char*> kCases[] = {
      "        def forward(self, x):\n"
      "            t = torch.ones(1, device='cuda')\n"
      "            return t.item()\n"},
+    {"forward_input_read.py",  // a host read of forward's input, no CUDA word in forward
+     "import torch\n"
+     "from torch import nn\n"
+     "def unrelated(a):\n"
+     "    return a * 2\n"
+     "class Cached(nn.Module):\n"
+     "    def forward(self, q, cache):\n"
+     "        end = cache['end'].item()\n"
+     "        cache['k'][:end] = q\n"
+     "        return q\n"
+     "class Other(nn.Module):\n"
+     "    def __init__(self):\n"
+     "        super().__init__()\n"
+     "        self.flag = torch.zeros(1, device='cuda')\n"},
+    {"accelerator_device.py",  // DeepSpeed's accelerator names the device: a blocking copy per item
+     "import torch\n"
+     "import deepspeed.comm as dist\n"
+     "from deepspeed.accelerator import get_accelerator\n"
+     "def unrelated(a):\n"
+     "    return a * 2\n"
+     "def gather(norm):\n"
+     "    world_size = dist.get_world_size()\n"
+     "    out = [torch.zeros(1).to(get_accelerator().device_name()) for i in range(world_size)]\n"
+     "    dist.all_gather(out, norm)\n"},
     {"hot_by_name.py",  // per-step by its name alone, with evidence but no loop
      "import torch\n"
      "def predict_step(batch):\n"
@@ -285,6 +343,39 @@ TEST(PythonPrefilter, PlansOnlyWhatCanMatter) {
   EXPECT_EQ(p.ranges[0].end_byte, mixed.find("def plain"));
   EXPECT_EQ(p.ranges[1].start_byte, mixed.find("def region"));
   EXPECT_EQ(p.ranges[1].start_point.row, 3u);
+  // A hook registration no longer makes the whole file parsed: code it cannot make hot is
+  // dropped; the hook and the unit registering it are kept.
+  std::string hooked =
+      "import torch\n"
+      "def plain(a, b):\n"
+      "    return a + b\n"
+      "def hook(m, i, o):\n"
+      "    return torch.zeros(1, device='cuda').item()\n"
+      "def install(model):\n"
+      "    model.register_forward_hook(hook)\n";
+  p = sl::py::planParse(hooked, none, true);
+  ASSERT_EQ(p.mode, Mode::Ranges);
+  ASSERT_EQ(p.ranges.size(), 2u);
+  EXPECT_EQ(p.ranges[0].end_byte, hooked.find("def plain"));
+  EXPECT_EQ(p.ranges[1].start_byte, hooked.find("def hook"));
+  EXPECT_EQ(p.ranges[1].end_byte, hooked.size());
+  // A loop over what a CUDA helper of this file returns is kept with the helper (the callee's
+  // summary says it returns a CUDA value; a finding there is less certain, so checked here by
+  // the plan: low confidence turns the prefilter off).
+  std::string loopOverHelper =
+      "import torch\n"
+      "def plain(a, b):\n"
+      "    return a + b\n"
+      "def run_case(n):\n"
+      "    return torch.ones(n, device='cuda')\n"
+      "def check_cases(ref):\n"
+      "    for n in (1, 2, 3):\n"
+      "        assert torch.equal(run_case(n), ref)\n";
+  p = sl::py::planParse(loopOverHelper, none, true);
+  ASSERT_EQ(p.mode, Mode::Ranges);
+  ASSERT_EQ(p.ranges.size(), 2u);
+  EXPECT_EQ(p.ranges[1].start_byte, loopOverHelper.find("def run_case"));
+  EXPECT_EQ(p.ranges[1].end_byte, loopOverHelper.size());
   // Nothing can produce a finding: not parsed at all.
   EXPECT_EQ(sl::py::planParse("import torch\ndef f(x):\n    return torch.relu(x)\n", none, true).mode, Mode::Skip);
   // Unsure of the structure (an unterminated string): the whole file is parsed.

@@ -743,16 +743,14 @@ bool namedAsPerStep(std::string_view name) { return !stepByName(name).empty(); }
 
 bool hotByNameOnly(std::string_view why) { return why.starts_with("named as "); }
 
-bool namesHookRegistration(std::string_view src) {
+std::vector<size_t> perStepRegistrations(std::string_view src) {
+  std::vector<size_t> out;
   for (size_t p = src.find("register_"); p != std::string_view::npos; p = src.find("register_", p + 9)) {
+    if (p > 0 && identChar(src[p - 1])) continue;  // `_register_hooks`: another name
     size_t e = p;
     while (e < src.size() && identChar(src[e])) ++e;
-    if (isHookRegistration(src.substr(p, e - p))) return true;
+    if (isHookRegistration(src.substr(p, e - p))) out.push_back(p);
   }
-  return false;
-}
-
-bool patchesForward(std::string_view src) {
   for (size_t p = src.find(".forward"); p != std::string_view::npos; p = src.find(".forward", p + 8)) {
     size_t e = p + 8;
     if (e < src.size() && identChar(src[e])) continue;  // `.forward_hooks`
@@ -760,9 +758,10 @@ bool patchesForward(std::string_view src) {
     if (e + 1 >= src.size() || src[e] != '=' || src[e + 1] == '=') continue;
     size_t b = p;  // the class's name: capitalized, as patchedForward wants it
     while (b > 0 && identChar(src[b - 1])) --b;
-    if (b < p && std::isupper(static_cast<unsigned char>(src[b]))) return true;
+    if (b < p && std::isupper(static_cast<unsigned char>(src[b]))) out.push_back(p);
   }
-  return false;
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace sl::py

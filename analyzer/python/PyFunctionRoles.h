@@ -91,12 +91,11 @@ bool namedAsPerStep(std::string_view name);
 // reasons: `validation_step`, `compute_loss`), not by its class, a registration or a caller.
 bool hotByNameOnly(std::string_view why);
 
-// Whether `src` names a hook registration: PyPrefilter parses such files whole, because the
-// registration that makes a function hot may sit in code that it would otherwise drop.
-bool namesHookRegistration(std::string_view src);
-
-// Whether `src` assigns a class's `forward` (`Cls.forward = f`): the function patched in runs
-// every step, so the prefilter parses such a file whole, as for a hook registration.
-bool patchesForward(std::string_view src);
+// Where `src` makes a function of its own hot by registering it, as the roles pass sees it:
+// the offsets of per-step hook registrations' names (`register_forward_hook`;
+// kHookRegistrations) and of class `forward` patches (`Cls.forward = f`, at `.forward`).
+// Strings and comments are not told from code (over-approximate). PyPrefilter keeps the
+// functions named there as per-step code, and the code that registers them.
+std::vector<size_t> perStepRegistrations(std::string_view src);
 
 }  // namespace sl::py

@@ -24,9 +24,10 @@
 // assigned on a line holding evidence, followed through local variables to a fixpoint), calls
 // a clock twice, or has CUDA evidence and either a loop or the name of a per-step method
 // (forward, backward, step, training_step: a method so named, or a class shell whose nested
-// classes define one). A file that names a hook registration is parsed whole (the call that
-// makes a function hot may sit anywhere), so is one that patches a class's `forward`, and a kept class keeps the classes its header
-// names (a base's own bases decide whether `forward` runs every step).
+// classes define one). A function named on a line that registers a per-step hook or patches
+// a class's `forward` counts as per-step by name, and the unit holding that line is kept with
+// it (the registration is what makes it hot: markHookTargets). A kept class keeps the classes
+// its header names (a base's own bases decide whether `forward` runs every step).
 // Helpers that per-step code calls (three levels, as PyFunctionRoles follows them) are kept
 // with their callers when they hold CUDA evidence or a host read (`.item()`, `.cpu()`,
 // `.device`...), and so are the methods that a method with a loop and CUDA evidence calls
@@ -134,6 +135,7 @@ struct Unit {
   bool cuda = false;     // CUDA evidence: see cudaEvidence()
   int clockCalls = 0;    // calls of clock functions (SL501 needs two in one function)
   bool root = false, kept = false, callees = false;
+  bool hookTarget = false;  // named where a function is registered as per-step code (markHookTargets)
   bool summaries = false;  // a root whose rules read callee summaries
 };
 
@@ -148,8 +150,8 @@ class Planner {
       p.mode = ParsePlan::Mode::Skip;  // parsed only for diagnostics, and the scan saw none
       return p;
     }
-    if (namesHookRegistration(s_) || patchesForward(s_)) return p;  // Whole: see the top of this file
     collectFacts();
+    markHookTargets();
     seedTriggers();
     propagateInterest();
     for (auto& u : units_) u.root = isRoot(u);
@@ -442,6 +444,51 @@ class Planner {
     }
   }
 
+  // Hooks and patched-in forwards (PyFunctionRoles: the roles pass makes the function that a
+  // per-step hook registration or a `Cls.forward = f` names run every step, wherever that line
+  // sits). A function or method named on such a line is per-step code by name (perStepByName),
+  // and the unit holding the line is kept whenever one of those is (keepRegistrations), so the
+  // roles pass sees the registration exactly when it matters. Matching is by name, over-
+  // approximate (every word on the logical line; lines of module-level code are always kept).
+  void markHookTargets() {
+    std::vector<char> named;
+    for (size_t at : perStepRegistrations(s_)) {
+      auto it = std::upper_bound(lines_.begin(), lines_.end(), at, [](size_t a, const Line& l) { return a < l.begin; });
+      if (it == lines_.begin() || at >= (it - 1)->end) continue;  // a comment line: not code
+      const uint32_t k = uint32_t(it - 1 - lines_.begin());
+      if (!registrations_.empty() && registrations_.back() == k) continue;
+      registrations_.push_back(k);
+      named.resize(words_.size(), 0);
+      for (uint32_t o = lines_[k].occBegin; o < lines_[k].occEnd; ++o) named[occ_[o].id] = 1;
+    }
+    if (registrations_.empty()) return;
+    for (size_t i = 0; i + 1 < units_.size(); ++i) {
+      Unit& u = units_[i];
+      const int id = u.isClass ? -1 : findId(u.name);
+      u.hookTarget = id >= 0 && named[size_t(id)];
+    }
+  }
+  // Keeps the units holding a registration line that names a kept hook target (see
+  // markHookTargets); true when it kept one.
+  template <class Keep>
+  bool keepRegistrations(Keep& keep) {
+    bool any = false;
+    for (uint32_t k : registrations_) {
+      const Line& l = lines_[k];
+      if (l.owner < 0 || units_[size_t(l.owner)].kept) continue;
+      for (uint32_t o = l.occBegin; o < l.occEnd; ++o) {
+        const Occ& w = occ_[o];
+        if (std::none_of(units_.begin(), units_.end() - 1, [&](const Unit& u) {
+              return u.hookTarget && u.kept && findId(u.name) == int(w.id);
+            }))
+          continue;
+        keep(l.owner, false), any = true;
+        break;
+      }
+    }
+    return any;
+  }
+
   bool callAt(size_t afterWord) const {
     size_t a = skipBlanks(s_, afterWord);
     return a < s_.size() && s_[a] == '(';
@@ -555,7 +602,13 @@ class Planner {
     for (const char* w : {"forward", "backward", "step", "training_step", "update" /* a Metric's */})
       if (int id = findId(w); id >= 0) hotMethodWords_.push_back(uint32_t(id));
     if (s_.find("lightning") != std::string_view::npos) logWord_ = findId("log");
-    cpuWord_ = findId("cpu");
+    // An accelerator's device (`get_accelerator().device_name()`, DeepSpeed's and ColossalAI's:
+    // PyApiTable.cpp acceleratorApi) names the current CUDA device.
+    for (const char* w : {"device_name", "current_device_name"})
+      if (int id = findId(w); id >= 0) mark(cudaWords_, uint32_t(id));
+    hostReadWords_.assign(words_.size(), 0);
+    for (const char* w : {"cpu", "item", "tolist", "numpy"})
+      if (int id = findId(w); id >= 0) mark(hostReadWords_, uint32_t(id));
     // Stream/event/copy vocabulary: a unit naming one is a root whatever else it holds.
     for (const char* w : {"stream", "Stream", "StreamContext", "streams", "Event", "current_stream",
                           "default_stream", "wait_stream", "wait_event", "record_stream", "record_event",
@@ -772,12 +825,14 @@ class Planner {
       if (has(attrs_, id)) return true;
     // Per-step code with evidence the frontend finds without CUDA words in the unit:
     // `self.log("lr", lr)` / `pl_module.log(...)` in a Lightning file (Lightning's upload of a
-    // number; its callees are kept too: helpers run every step through it), and `x.cpu()`, which
-    // takes x for a GPU tensor (PyCalls.cpp lightningLog, callMethod).
+    // number; its callees are kept too: helpers run every step through it); `x.cpu()`, which
+    // takes x for a GPU tensor (PyCalls.cpp lightningLog, callMethod); and a host read
+    // (`.item()`, `.tolist()`, `.numpy()`) of what may be an input of a module's forward,
+    // which is on the module's device (PyInfer.cpp usedAsTensor).
     const bool perStep = !u.isClass && !u.isModule && perStepByName(u);
     if (perStep && hasWord(u, logWord_)) return true;
     u.summaries = false;
-    if (perStep && hasWord(u, cpuWord_)) return true;
+    if (perStep && hasAny(u, hostReadWords_)) return true;
     if (!u.cuda) return false;
     if (u.loop) return true;
     // Runs every step without a loop (SL302): by name, over-approximating PyFunctionRoles
@@ -785,11 +840,12 @@ class Planner {
     // every step: driver/HotHelpers.h needs its calls).
     for (uint32_t id : hotMethodWords_)
       if (u.cls >= 0 ? findId(u.name) == int(id) : u.isClass && contains(u.words, id)) return true;
-    return !u.isClass && !u.isModule && namedAsPerStep(u.name);
+    return !u.isClass && !u.isModule && (u.hookTarget || namedAsPerStep(u.name));
   }
   // A function or method that runs every step by its name: a per-step method word (forward,
   // backward, step, training_step, update) or a per-step name (`train_step`, `on_train_batch_end`).
   bool perStepByName(const Unit& u) const {
+    if (u.hookTarget) return true;
     if (u.cls >= 0)
       for (uint32_t id : hotMethodWords_)
         if (findId(u.name) == int(id)) return true;
@@ -830,6 +886,7 @@ class Planner {
     };
     keepPerStepHelpers(functions, methods, keep);
     keepSyncCallers(functions, methods, keep);
+    keepLoopsOverCudaCalls(functions, methods, keep);
     for (size_t i = 0; i < units_.size(); ++i) {
       const Unit& u = units_[i];
       // A function named like a builtin the frontend reads values with (print, float...)
@@ -843,31 +900,33 @@ class Planner {
       const bool tensorFields = u.isClass && hasWord(u, int(kw(kTensor)));
       if (u.root || u.isModule || shadows || nestsClass(u) || tensorFields) keep(int(i), u.summaries);
     }
-    while (!work.empty()) {
-      Unit& u = units_[size_t(work.back())];
-      work.pop_back();
-      if (u.cls >= 0) keep(u.cls, false);
-      if (u.callees)  // calls: `f(` names a top-level function, `self.m(` a method
-        for (uint32_t k : u.lines)
-          for (uint32_t o = lines_[k].occBegin; o < lines_[k].occEnd; ++o) {
-            const Occ& w = occ_[o];
-            if ((w.dotted && !w.attr) || !callAt(w.end)) continue;
-            auto& index = w.attr ? methods : functions;
-            if (auto it = index.find(w.id); it != index.end())
-              for (int v : it->second) keep(v, true);
-          }
-      if (u.isClass)  // the classes its header may name as bases (their roles are inherited)
-        for (uint32_t id : u.words)
-          if (auto it = classes.find(id); it != classes.end())
+    do {
+      while (!work.empty()) {
+        Unit& u = units_[size_t(work.back())];
+        work.pop_back();
+        if (u.cls >= 0) keep(u.cls, false);
+        if (u.callees)  // calls: `f(` names a top-level function, `self.m(` a method
+          for (uint32_t k : u.lines)
+            for (uint32_t o = lines_[k].occBegin; o < lines_[k].occEnd; ++o) {
+              const Occ& w = occ_[o];
+              if ((w.dotted && !w.attr) || !callAt(w.end)) continue;
+              auto& index = w.attr ? methods : functions;
+              if (auto it = index.find(w.id); it != index.end())
+                for (int v : it->second) keep(v, true);
+            }
+        if (u.isClass)  // the classes its header may name as bases (their roles are inherited)
+          for (uint32_t id : u.words)
+            if (auto it = classes.find(id); it != classes.end())
+              for (int v : it->second) keep(v, false);
+        if (!u.isModule)  // module-level code is lowered before any function-local import
+          for (uint32_t id : u.words)
+            if (auto it = importers.find(id); it != importers.end())
+              for (int v : it->second) keep(v, false);
+        for (uint32_t id : u.attrs)
+          if (auto it = assigners.find(id); it != assigners.end())
             for (int v : it->second) keep(v, false);
-      if (!u.isModule)  // module-level code is lowered before any function-local import
-        for (uint32_t id : u.words)
-          if (auto it = importers.find(id); it != importers.end())
-            for (int v : it->second) keep(v, false);
-      for (uint32_t id : u.attrs)
-        if (auto it = assigners.find(id); it != assigners.end())
-          for (int v : it->second) keep(v, false);
-    }
+      }
+    } while (keepRegistrations(keep));  // a kept hook target needs its registration
   }
 
   // A helper that per-step code calls (`forward` calling `self._pack(x)`) runs every step too,
@@ -903,6 +962,28 @@ class Planner {
           }
       }
       hotVia = std::move(next);
+    }
+  }
+
+  // A loop whose values come from a call of this file's function or method with CUDA evidence
+  // (`out = self._run(...)` then `torch.equal(out, ref)` per case): the callee's summary says
+  // what it returns, so the caller can hold CUDA values with no CUDA word of its own. Kept
+  // with those callees, like a loop root with evidence of its own (Megatron's tests: a loop
+  // over configurations comparing results).
+  template <class Index, class Keep>
+  void keepLoopsOverCudaCalls(const Index& functions, const Index& methods, Keep& keep) {
+    for (size_t i = 0; i + 1 < units_.size(); ++i) {
+      const Unit& u = units_[i];
+      if (!u.loop || u.cuda || u.isClass || u.kept) continue;
+      for (uint32_t k = 0; k < u.lines.size(); ++k)
+        for (uint32_t o = lines_[u.lines[k]].occBegin; o < lines_[u.lines[k]].occEnd; ++o) {
+          const Occ& w = occ_[o];
+          if ((w.dotted && !w.attr) || !callAt(w.end)) continue;
+          const auto& index = w.attr ? methods : functions;
+          if (auto it = index.find(w.id); it != index.end())
+            for (int v : it->second)
+              if (units_[size_t(v)].cuda) keep(int(i), false), keep(v, false);
+        }
     }
   }
 
@@ -985,6 +1066,7 @@ class Planner {
   std::string_view s_;
   const ProjectKnowledge& k_;
   std::vector<Line> lines_;
+  std::vector<uint32_t> registrations_;  // logical lines registering per-step code (markHookTargets)
   std::vector<Unit> units_;  // units_.back() is module-level code
   struct Word {
     std::string_view text;
@@ -1000,7 +1082,7 @@ class Planner {
   std::vector<char> syncWords_;  // explicit syncs that travel across files (keepSyncCallers)
   std::vector<char> readWords_;  // host reads and device moves (per-step helpers)
   int logWord_ = -1;  // `log`, in a file that names lightning (isRoot)
-  int cpuWord_ = -1;  // `cpu` (isRoot)
+  std::vector<char> hostReadWords_;  // `cpu`, `item`, `tolist`, `numpy` (isRoot)
   std::vector<uint32_t> hotMethodWords_;  // forward, backward, step, training_step, update (when present)
   uint32_t kwIds_[kCount] = {};
   mutable std::vector<std::pair<size_t, size_t>> spans_;
