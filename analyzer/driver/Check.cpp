@@ -239,6 +239,22 @@ CheckResult runCheck(const CheckOptions& opts) {
     std::string path = e.substr(0, e.find(": "));
     res.diagnostics.push_back({"input-error", Severity::Error, path, {}, e.substr(path.size() + 2), {}, {}});
   }
+  // 1. Read every Python file. A loader thread starts now, on the core that would idle while
+  // the configs are resolved; the workers read what it has not reached (below).
+  struct Loaded {
+    std::optional<SourceFile> file;
+    std::string error;
+  };
+  std::vector<Loaded> loaded(inputs.python.size());  // in walk order
+  std::atomic<size_t> nextLoad{0};
+  auto loadRest = [&] {
+    for (size_t n; (n = nextLoad++) < loaded.size();) {
+      setCurrentInput(&inputs.python[n]);
+      loaded[n].file = SourceFile::load(inputs.python[n], loaded[n].error);
+    }
+    setCurrentInput(nullptr);
+  };
+  std::jthread loader(loadRest);  // joined on every way out
   // Configs are resolved here, before the workers start (the resolver is not thread-safe);
   // excluded files are dropped, named ones too, so pre-commit's file lists honour `exclude`.
   ConfigResolver configs(opts.configFile);
@@ -246,22 +262,24 @@ CheckResult runCheck(const CheckOptions& opts) {
   roots.setInputs(opts.paths);
   std::vector<std::shared_ptr<const Config>> pyConfigs;
   std::vector<std::string> pyDeliberate;  // why each Python input is deliberate code, or ""
-  auto keep = [&](std::vector<std::string>& files, bool python) {
+  std::vector<size_t> pyKept;             // walk index of each Python input kept
+  for (size_t n = 0; n < inputs.python.size(); ++n) {  // (the loader reads inputs.python)
+    const std::string& f = inputs.python[n];
+    std::string canonical;
+    auto cfg = configs.forFile(f, &canonical);
+    if (!cfg || cfg->excluded(f)) continue;
+    pyConfigs.push_back(cfg);
+    pyDeliberate.push_back(roots.deliberateReason(canonical, cfg->dir));
+    pyKept.push_back(n);
+  }
+  {
     std::vector<std::string> kept;
-    for (auto& f : files) {
-      std::string canonical;
-      auto cfg = configs.forFile(f, &canonical);
-      if (!cfg || cfg->excluded(f)) continue;
-      if (python) {
-        pyConfigs.push_back(cfg);
-        pyDeliberate.push_back(roots.deliberateReason(canonical, cfg->dir));
-      }
-      kept.push_back(std::move(f));
+    for (auto& f : inputs.cpp) {
+      auto cfg = configs.forFile(f);
+      if (cfg && !cfg->excluded(f)) kept.push_back(std::move(f));
     }
-    files = std::move(kept);
-  };
-  keep(inputs.python, true);
-  keep(inputs.cpp, false);
+    inputs.cpp = std::move(kept);
+  }
   if (!opts.configFile.empty()) configs.forFile(opts.configFile);  // a forced config is checked even with no inputs
   if (!configs.errors().empty()) {
     res.diagnostics.clear();
@@ -285,22 +303,33 @@ CheckResult runCheck(const CheckOptions& opts) {
     std::optional<model::Module> module;
     std::optional<model::ModuleSummary> summary;
   };
-  std::vector<Slot> slots(inputs.python.size());
-  // Biggest files first, so that no worker starts a large file when the others are done.
-  std::vector<size_t> order(slots.size());
-  {
-    std::vector<uintmax_t> size(slots.size());
-    for (size_t i = 0; i < slots.size(); ++i) {
-      std::error_code ec;
-      size[i] = std::filesystem::file_size(inputs.python[i], ec);
-      order[i] = i;
-    }
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return size[a] > size[b]; });
-  }
   const char* noPrefilter = std::getenv("STREAMLINT_NO_PREFILTER");
   const bool prefilter = opts.prefilter && !opts.dumpModel && !(noPrefilter && *noPrefilter);
   unsigned jobs = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
-  jobs = std::min<unsigned>(jobs, std::max<size_t>(1, slots.size()));
+  jobs = std::min<unsigned>(jobs, std::max<size_t>(1, pyKept.size()));
+  // The rest of the reading, on every worker (the loader's share is done when it returns).
+  runOnDeepStacks(std::min<unsigned>(jobs, unsigned(std::max<size_t>(1, loaded.size()))), loadRest);
+  loader.join();
+  std::vector<Slot> slots(pyKept.size());
+  {
+    std::vector<std::string> kept;
+    for (size_t i = 0; i < pyKept.size(); ++i) {
+      Loaded& l = loaded[pyKept[i]];
+      kept.push_back(std::move(inputs.python[pyKept[i]]));
+      if (l.file) slots[i].file = std::move(l.file);
+      else slots[i].diagnostics.push_back({"input-error", Severity::Error, kept.back(), {}, l.error, {}, {}});
+    }
+    inputs.python = std::move(kept);
+    loaded.clear();
+  }
+  phaseDone("read");
+  // Biggest files first, so that no worker starts a large file when the others are done.
+  std::vector<size_t> order(slots.size());
+  {
+    std::vector<size_t> size(slots.size());
+    for (size_t i = 0; i < slots.size(); ++i) size[i] = slots[i].file ? slots[i].file->text().size() : 0, order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return size[a] > size[b]; });
+  }
   auto parallel = [&](auto&& task) {  // task(slot index), biggest files first
     std::atomic<size_t> next{0};
     // Deep stacks: the lowering recurses over the syntax tree (driver/DeepStack.h).
@@ -312,15 +341,7 @@ CheckResult runCheck(const CheckOptions& opts) {
       setCurrentInput(nullptr);
     });
   };
-  // 1. Read every file (in parallel). One file naming CUDA makes the whole input set GPU code:
-  // model files rarely say "cuda".
-  parallel([&](size_t i) {
-    Slot& s = slots[i];
-    std::string err;
-    s.file = SourceFile::load(inputs.python[i], err);
-    if (!s.file) s.diagnostics.push_back({"input-error", Severity::Error, inputs.python[i], {}, err, {}, {}});
-  });
-  phaseDone("read");
+  // One file naming CUDA makes the whole input set GPU code: model files rarely say "cuda".
   const bool usesCuda =
       std::any_of(slots.begin(), slots.end(), [](const Slot& s) { return s.file && py::namesCuda(s.file->text()); });
   // --diff: judge the changed files; lower them and what their findings depend on (DiffScope.h).
