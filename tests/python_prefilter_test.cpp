@@ -376,6 +376,20 @@ TEST(PythonPrefilter, PlansOnlyWhatCanMatter) {
   ASSERT_EQ(p.ranges.size(), 2u);
   EXPECT_EQ(p.ranges[1].start_byte, loopOverHelper.find("def run_case"));
   EXPECT_EQ(p.ranges[1].end_byte, loopOverHelper.size());
+  // A helper that per-step code in another file calls is kept when named as a root, with what
+  // its lowering reads (driver/HotHelpers.h), even with nothing in its own file to keep it.
+  std::string helper =
+      "import torch\n"
+      "def plain(a, b):\n"
+      "    return a + b\n"
+      "def pad_rows(x):\n"
+      "    return x.new_zeros(int(x.sum()))\n";
+  EXPECT_EQ(sl::py::planParse(helper, none, true).mode, Mode::Skip);
+  const std::vector<std::string> roots{"pad_rows"};
+  p = sl::py::planParse(helper, none, true, &roots);
+  ASSERT_EQ(p.mode, Mode::Ranges);
+  ASSERT_EQ(p.ranges.size(), 2u);
+  EXPECT_EQ(p.ranges[1].start_byte, helper.find("def pad_rows"));
   // Nothing can produce a finding: not parsed at all.
   EXPECT_EQ(sl::py::planParse("import torch\ndef f(x):\n    return torch.relu(x)\n", none, true).mode, Mode::Skip);
   // Unsure of the structure (an unterminated string): the whole file is parsed.

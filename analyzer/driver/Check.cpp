@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <unordered_map>
 
 #include "config/Config.h"
 #include "driver/DeliberateCode.h"
@@ -381,7 +382,8 @@ CheckResult runCheck(const CheckOptions& opts) {
   phaseDone("lower");
   if (opts.progress && !slots.empty()) std::fprintf(stderr, "\n");
   // 3. Helpers that per-step code in another file calls run every step (driver/HotHelpers.h).
-  // The prefilter decided file by file: a module whose helper it dropped is lowered again whole.
+  // The prefilter decided file by file: a module whose helper it dropped is lowered again with
+  // that helper kept as a root (with everything its lowering reads).
   {
     std::vector<const model::Module*> lowered;
     std::vector<model::Module*> marked;
@@ -395,6 +397,14 @@ CheckResult runCheck(const CheckOptions& opts) {
     std::vector<HotHelperCall> calls = findHotHelperCalls(lowered, texts);
     phaseDone("helpers");
     std::vector<size_t> again = unparsedHelpers(lowered, calls);
+    std::unordered_map<size_t, std::vector<std::string>> roots;  // module -> its dropped helpers
+    for (size_t m : again)
+      for (const auto& c : calls)
+        if (c.callee == m) roots[m].push_back(c.function);
+    auto rootsOf = [&](size_t m) -> const std::vector<std::string>* {
+      auto it = roots.find(m);
+      return it == roots.end() ? nullptr : &it->second;
+    };
     std::atomic<size_t> next{0};
     if (!again.empty())
       runOnDeepStacks(std::min<unsigned>(jobs, unsigned(again.size())), [&] {
@@ -402,7 +412,9 @@ CheckResult runCheck(const CheckOptions& opts) {
           size_t i = slotOf[again[n]];
           setCurrentInput(&inputs.python[i]);
           std::vector<Finding> reported;  // the first lowering's diagnostics stand
-          slots[i].module = py::lowerPython(*slots[i].file, reported, pyConfigs[i]->knowledge, false, usesCuda);
+          const bool low = minConfidence(opts, *pyConfigs[i]) == int(model::Confidence::Low);
+          slots[i].module = py::lowerPython(*slots[i].file, reported, pyConfigs[i]->knowledge, prefilter && !low,
+                                            usesCuda, nullptr, rootsOf(again[n]));
           slots[i].summary.emplace(*slots[i].module);
         }
         setCurrentInput(nullptr);
@@ -421,12 +433,10 @@ CheckResult runCheck(const CheckOptions& opts) {
           size_t i = slotOf[informed[n].first];
           setCurrentInput(&inputs.python[i]);
           std::vector<Finding> reported;  // the first lowering's diagnostics stand
-          // The prefilter of the lowering that kept the helper (it has events): the first one,
-          // unless the module was lowered again whole for a helper the prefilter dropped.
+          // The prefilter of the lowering that kept the helper (it has events), roots included.
           const bool low = minConfidence(opts, *pyConfigs[i]) == int(model::Confidence::Low);
-          const bool whole = std::find(again.begin(), again.end(), informed[n].first) != again.end();
-          slots[i].module = py::lowerPython(*slots[i].file, reported, pyConfigs[i]->knowledge,
-                                            prefilter && !low && !whole, usesCuda, informed[n].second);
+          slots[i].module = py::lowerPython(*slots[i].file, reported, pyConfigs[i]->knowledge, prefilter && !low,
+                                            usesCuda, informed[n].second, rootsOf(informed[n].first));
           slots[i].summary.emplace(*slots[i].module);
         }
         setCurrentInput(nullptr);

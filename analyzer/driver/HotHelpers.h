@@ -16,8 +16,9 @@
 // are left alone.
 //
 // The prefilter decides file by file, so a helper that nothing in its own file marks may not
-// have been parsed: such modules are lowered again without the prefilter (`unparsed`), then
-// `mark` sets the roles. Only the file that defines a missing helper is lowered again.
+// have been parsed: such modules are lowered again with those helpers given to the prefilter
+// as roots (`unparsed`; PyPrefilter.h), then `mark` sets the roles. Only the file that defines
+// a missing helper is lowered again.
 #pragma once
 #include <string>
 #include <string_view>

@@ -141,7 +141,8 @@ struct Unit {
 
 class Planner {
  public:
-  Planner(std::string_view s, const ProjectKnowledge& k) : s_(s), k_(k) {}
+  Planner(std::string_view s, const ProjectKnowledge& k, const std::vector<std::string>* roots)
+      : s_(s), k_(k), roots_(roots) {}
 
   ParsePlan plan(bool lowered) {
     ParsePlan p;
@@ -819,6 +820,9 @@ class Planner {
   bool isRoot(Unit& u) const {
     u.summaries = true;
     if (u.clockCalls >= 2) return true;
+    if (roots_ && u.cls < 0 && !u.isClass && !u.isModule &&
+        std::find(roots_->begin(), roots_->end(), u.name) != roots_->end())
+      return true;
     for (uint32_t id : u.words)
       if (has(streamWords_, id) || has(globals_, id)) return true;
     for (uint32_t id : u.attrs)
@@ -1065,6 +1069,7 @@ class Planner {
 
   std::string_view s_;
   const ProjectKnowledge& k_;
+  const std::vector<std::string>* roots_;  // top-level functions kept whatever they hold
   std::vector<Line> lines_;
   std::vector<uint32_t> registrations_;  // logical lines registering per-step code (markHookTargets)
   std::vector<Unit> units_;  // units_.back() is module-level code
@@ -1090,9 +1095,10 @@ class Planner {
 
 }  // namespace
 
-ParsePlan planParse(std::string_view src, const ProjectKnowledge& knowledge, bool lowered) {
+ParsePlan planParse(std::string_view src, const ProjectKnowledge& knowledge, bool lowered,
+                    const std::vector<std::string>* roots) {
   if (src.size() >= UINT32_MAX) return {};
-  return Planner(src, knowledge).plan(lowered);
+  return Planner(src, knowledge, roots).plan(lowered);
 }
 
 }  // namespace sl::py

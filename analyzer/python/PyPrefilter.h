@@ -16,6 +16,7 @@
 #pragma once
 #include <tree_sitter/api.h>
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct ParsePlan {
 // `lowered`: whether the frontend would lower this file at all (it lowers only files that
 // name torch or cuda, or when the project configures helpers). A file that is not lowered is
 // skipped unless the scan suspects a syntax error (then it is parsed for the diagnostic).
-ParsePlan planParse(std::string_view src, const ProjectKnowledge& knowledge, bool lowered);
+// `roots`: top-level functions kept whatever they hold, with everything their lowering reads
+// (helpers that per-step code in other files calls: driver/HotHelpers.h).
+ParsePlan planParse(std::string_view src, const ProjectKnowledge& knowledge, bool lowered,
+                    const std::vector<std::string>* roots = nullptr);
 
 }  // namespace sl::py

@@ -223,7 +223,7 @@ bool namesModelParallel(std::string_view t) {
 
 model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnostics,
                           const ProjectKnowledge& knowledge, bool prefilter, bool projectUsesCuda,
-                          const CallerInputs* callers) {
+                          const CallerInputs* callers, const std::vector<std::string>* roots) {
   model::Module m;
   m.path = file.path();
   m.lang = model::Lang::Python;
@@ -233,7 +233,7 @@ model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnost
   // helpers (stream wrappers, sync/backward functions) are evidence too.
   const bool lowered =
       t.find("torch") != std::string::npos || t.find("cuda") != std::string::npos || !knowledge.empty();
-  ParsePlan plan = prefilter ? planParse(t, knowledge, lowered) : ParsePlan{};
+  ParsePlan plan = prefilter ? planParse(t, knowledge, lowered, roots) : ParsePlan{};
   if (plan.mode == ParsePlan::Mode::Skip) return m;
   // Shapes the pinned tree-sitter crashes on are refused before it sees them (PyParseLimits.h).
   Loc where;

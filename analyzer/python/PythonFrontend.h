@@ -27,9 +27,11 @@ struct CallerInput {
   std::string why;   // "a CUDA tensor is passed every step by `forward()` in pkg/attn.py"
 };
 using CallerInputs = std::unordered_map<std::string, std::vector<CallerInput>>;
+// `roots`: top-level functions the prefilter keeps whatever they hold (PyPrefilter.h).
 model::Module lowerPython(const SourceFile& file, std::vector<Finding>& diagnostics,
                           const ProjectKnowledge& knowledge = {}, bool prefilter = false,
-                          bool projectUsesCuda = false, const CallerInputs* callers = nullptr);
+                          bool projectUsesCuda = false, const CallerInputs* callers = nullptr,
+                          const std::vector<std::string>* roots = nullptr);
 
 // The text names CUDA: `cuda`, an accelerator, or a non_blocking copy.
 bool namesCuda(std::string_view text);
