@@ -1,5 +1,8 @@
 // Expressions: what each call does to streams, tensors and the host, per PyApiTable.
 #include <algorithm>
+#include <cstring>
+#include <utility>
+#include <vector>
 
 #include "python/PyLowering.h"
 
@@ -12,6 +15,55 @@ using model::StreamRef;
 using model::SyncKind;
 
 namespace {
+// What eval() does with a node, by its type: one table lookup per node instead of a chain of
+// strcmp over the type name (~1 % of a check: eval runs for every expression node).
+enum class ExprKind : unsigned char {
+  Other, Identifier, Call, Attribute, Subscript, Parenthesized, Operator, String, Literal, Interpolation,
+  Conditional, Comprehension, ForInClause,
+};
+ExprKind exprKind(TSNode e) {
+  thread_local const TSLanguage* built = nullptr;
+  thread_local std::vector<ExprKind> kinds;  // by symbol
+  const TSLanguage* lang = ts_tree_language(e.tree);
+  if (lang != built) {
+    static const std::pair<const char*, ExprKind> kNames[] = {
+        {"identifier", ExprKind::Identifier},
+        {"call", ExprKind::Call},
+        {"attribute", ExprKind::Attribute},
+        {"subscript", ExprKind::Subscript},
+        {"parenthesized_expression", ExprKind::Parenthesized},
+        {"binary_operator", ExprKind::Operator},
+        {"comparison_operator", ExprKind::Operator},
+        {"unary_operator", ExprKind::Operator},
+        {"boolean_operator", ExprKind::Operator},
+        {"not_operator", ExprKind::Operator},
+        {"string", ExprKind::String},
+        {"lambda", ExprKind::Literal},
+        {"integer", ExprKind::Literal},
+        {"float", ExprKind::Literal},
+        {"true", ExprKind::Literal},
+        {"false", ExprKind::Literal},
+        {"none", ExprKind::Literal},
+        {"interpolation", ExprKind::Interpolation},
+        {"conditional_expression", ExprKind::Conditional},
+        {"list_comprehension", ExprKind::Comprehension},
+        {"generator_expression", ExprKind::Comprehension},
+        {"set_comprehension", ExprKind::Comprehension},
+        {"dictionary_comprehension", ExprKind::Comprehension},
+        {"for_in_clause", ExprKind::ForInClause},
+    };
+    kinds.assign(ts_language_symbol_count(lang), ExprKind::Other);
+    for (uint32_t sym = 0; sym < kinds.size(); ++sym) {
+      const char* name = ts_language_symbol_name(lang, TSSymbol(sym));
+      for (const auto& [n, k] : kNames)
+        if (name && !std::strcmp(name, n)) kinds[sym] = k;
+    }
+    built = lang;
+  }
+  const TSSymbol sym = ts_node_symbol(e);
+  return sym < kinds.size() ? kinds[sym] : ExprKind::Other;
+}
+
 Value tensor(Kind k, std::string path = {}) {
   Value v;
   v.fact.kind = k;
@@ -140,8 +192,8 @@ Value Lowerer::eval(TSNode e) {
     explicit Depth(int& x) : d(++x) {}
     ~Depth() { --d; }
   } guard(depth_);
-  const char* t = ts_node_type(e);
-  if (!std::strcmp(t, "identifier")) {
+  const ExprKind kind = exprKind(e);
+  if (kind == ExprKind::Identifier) {
     Value v;
     v.path = std::string(text(e, mc_.src));
     v.fact = lookup(v.path);
@@ -149,15 +201,12 @@ Value Lowerer::eval(TSNode e) {
     deviceByName(v, e);
     return v;
   }
-  if (!std::strcmp(t, "call")) return evalCall(e);
-  if (!std::strcmp(t, "attribute")) return evalAttribute(e);
-  if (!std::strcmp(t, "subscript")) return evalSubscript(e);
-  if (!std::strcmp(t, "parenthesized_expression")) return eval(ts_node_named_child(e, 0));
-  if (!std::strcmp(t, "binary_operator") || !std::strcmp(t, "comparison_operator") ||
-      !std::strcmp(t, "unary_operator") || !std::strcmp(t, "boolean_operator") ||
-      !std::strcmp(t, "not_operator"))
-    return evalOperator(e);
-  if (!std::strcmp(t, "string")) {  // "cuda", "cuda:0", f"cuda:{rank}", "cpu": device names
+  if (kind == ExprKind::Call) return evalCall(e);
+  if (kind == ExprKind::Attribute) return evalAttribute(e);
+  if (kind == ExprKind::Subscript) return evalSubscript(e);
+  if (kind == ExprKind::Parenthesized) return eval(ts_node_named_child(e, 0));
+  if (kind == ExprKind::Operator) return evalOperator(e);
+  if (kind == ExprKind::String) {  // "cuda", "cuda:0", f"cuda:{rank}", "cpu": device names
     std::string_view s = text(e, mc_.src);
     size_t q = s.find_first_of("\"'");
     std::string_view body = q == std::string_view::npos ? s : s.substr(q + 1);
@@ -166,15 +215,13 @@ Value Lowerer::eval(TSNode e) {
     if (body.rfind("cpu", 0) == 0 && body.size() == 4) return Value{Fact{Kind::HostDevice}, "", "", false};
     // other strings: their interpolations (f"{t.item()}") are evaluated below
   }
-  if (!std::strcmp(t, "lambda") || !std::strcmp(t, "integer") || !std::strcmp(t, "float") ||
-      !std::strcmp(t, "true") || !std::strcmp(t, "false") || !std::strcmp(t, "none"))
-    return {};
-  if (!std::strcmp(t, "interpolation")) {  // f"{t}" formats the tensor: reads its value
+  if (kind == ExprKind::Literal) return {};
+  if (kind == ExprKind::Interpolation) {  // f"{t}" formats the tensor: reads its value
     Value v = eval(field(e, "expression"));
     readValue(e, v, SyncKind::ValueRead, "format");
     return {};
   }
-  if (!std::strcmp(t, "conditional_expression")) {
+  if (kind == ExprKind::Conditional) {
     Value a = eval(ts_node_named_child(e, 0));
     Value cond = eval(ts_node_named_child(e, 1));
     Value b = eval(ts_node_named_child(e, 2));
@@ -206,9 +253,8 @@ Value Lowerer::eval(TSNode e) {
     }
     return a.fact.kind == b.fact.kind ? a : Value{};
   }
-  bool comprehension = !std::strcmp(t, "list_comprehension") || !std::strcmp(t, "generator_expression") ||
-                       !std::strcmp(t, "set_comprehension") || !std::strcmp(t, "dictionary_comprehension");
-  if (!std::strcmp(t, "for_in_clause")) {  // iterating a CUDA tensor yields CUDA tensors
+  const bool comprehension = kind == ExprKind::Comprehension;
+  if (kind == ExprKind::ForInClause) {  // iterating a CUDA tensor yields CUDA tensors
     Iteration it = iterationOf(field(e, "right"));
     bindIteration(field(e, "left"), it);
     return {};
