@@ -2,6 +2,7 @@
 
 #include "core/Encoding.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -51,6 +52,7 @@ SourceFile::SourceFile(std::string path, std::shared_ptr<const void> storage, st
 }
 
 void SourceFile::indexLines() {
+  lineStarts_.reserve(size_t(std::count(text_.begin(), text_.end(), '\n')) + 1);  // kept for the whole run
   lineStarts_.push_back(0);
   for (size_t i = text_.find('\n'); i != std::string_view::npos && i + 1 < text_.size(); i = text_.find('\n', i + 1))
     lineStarts_.push_back(uint32_t(i + 1));

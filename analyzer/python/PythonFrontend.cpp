@@ -102,6 +102,10 @@ class ModuleLowering {
     for (const auto& [k, f] : low.env()) mc_.globals[k] = f;
     lowerDefinitions(root, "", "");
     markHotClosures(m_);
+    // The models of every file stay until all are judged: vectors grown by doubling held a
+    // third more than their elements (massif, Megatron-LM), memory the VM faults in page by page.
+    for (auto& f : m_.functions) f.events.shrink_to_fit(), f.scopes.shrink_to_fit();
+    m_.functions.shrink_to_fit();
   }
 
  private:
