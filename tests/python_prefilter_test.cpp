@@ -327,6 +327,22 @@ TEST(PythonPrefilter, SameFindingsOnTheRepositoryExamples) {
   EXPECT_EQ(on, off);
 }
 
+namespace {
+
+// The plan of `text` parses the imports and the code from `keptFrom` to the end, and drops
+// only the `plain` function between them.
+void expectOnlyPlainDropped(const std::string& text, const char* keptFrom,
+                            const std::vector<std::string>* roots = nullptr) {
+  sl::py::ParsePlan p = sl::py::planParse(text, sl::ProjectKnowledge{}, true, roots);
+  ASSERT_EQ(p.mode, sl::py::ParsePlan::Mode::Ranges) << text;
+  ASSERT_EQ(p.ranges.size(), 2u) << text;
+  EXPECT_EQ(p.ranges[0].end_byte, text.find("def plain")) << text;
+  EXPECT_EQ(p.ranges[1].start_byte, text.find(keptFrom)) << text;
+  EXPECT_EQ(p.ranges[1].end_byte, text.size()) << text;
+}
+
+}  // namespace
+
 TEST(PythonPrefilter, PlansOnlyWhatCanMatter) {
   using Mode = sl::py::ParsePlan::Mode;
   sl::ProjectKnowledge none;
@@ -353,12 +369,7 @@ TEST(PythonPrefilter, PlansOnlyWhatCanMatter) {
       "    return torch.zeros(1, device='cuda').item()\n"
       "def install(model):\n"
       "    model.register_forward_hook(hook)\n";
-  p = sl::py::planParse(hooked, none, true);
-  ASSERT_EQ(p.mode, Mode::Ranges);
-  ASSERT_EQ(p.ranges.size(), 2u);
-  EXPECT_EQ(p.ranges[0].end_byte, hooked.find("def plain"));
-  EXPECT_EQ(p.ranges[1].start_byte, hooked.find("def hook"));
-  EXPECT_EQ(p.ranges[1].end_byte, hooked.size());
+  expectOnlyPlainDropped(hooked, "def hook");
   // A loop over what a CUDA helper of this file returns is kept with the helper (the callee's
   // summary says it returns a CUDA value; a finding there is less certain, so checked here by
   // the plan: low confidence turns the prefilter off).
@@ -371,11 +382,7 @@ TEST(PythonPrefilter, PlansOnlyWhatCanMatter) {
       "def check_cases(ref):\n"
       "    for n in (1, 2, 3):\n"
       "        assert torch.equal(run_case(n), ref)\n";
-  p = sl::py::planParse(loopOverHelper, none, true);
-  ASSERT_EQ(p.mode, Mode::Ranges);
-  ASSERT_EQ(p.ranges.size(), 2u);
-  EXPECT_EQ(p.ranges[1].start_byte, loopOverHelper.find("def run_case"));
-  EXPECT_EQ(p.ranges[1].end_byte, loopOverHelper.size());
+  expectOnlyPlainDropped(loopOverHelper, "def run_case");
   // A helper that per-step code in another file calls is kept when named as a root, with what
   // its lowering reads (driver/HotHelpers.h), even with nothing in its own file to keep it.
   std::string helper =
@@ -386,10 +393,7 @@ TEST(PythonPrefilter, PlansOnlyWhatCanMatter) {
       "    return x.new_zeros(int(x.sum()))\n";
   EXPECT_EQ(sl::py::planParse(helper, none, true).mode, Mode::Skip);
   const std::vector<std::string> roots{"pad_rows"};
-  p = sl::py::planParse(helper, none, true, &roots);
-  ASSERT_EQ(p.mode, Mode::Ranges);
-  ASSERT_EQ(p.ranges.size(), 2u);
-  EXPECT_EQ(p.ranges[1].start_byte, helper.find("def pad_rows"));
+  expectOnlyPlainDropped(helper, "def pad_rows", &roots);
   // Nothing can produce a finding: not parsed at all.
   EXPECT_EQ(sl::py::planParse("import torch\ndef f(x):\n    return torch.relu(x)\n", none, true).mode, Mode::Skip);
   // Unsure of the structure (an unterminated string): the whole file is parsed.
