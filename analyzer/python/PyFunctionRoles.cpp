@@ -705,11 +705,24 @@ std::string roleByName(std::string_view last) {
   return logging ? "logging `" + std::string(last) + "`" : "";
 }
 
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+
+// roleByName, remembered per thread by the function's own name: a pure function of it, and
+// own names repeat across classes and files (`forward`, `__init__`) where qualified ones do
+// not; its word lists cost ~8 k instructions a name (issue 12).
+const std::string& roleByOwnName(std::string_view last) {
+  thread_local std::unordered_map<std::string, std::string, NameHash, std::equal_to<>> known;
+  if (auto it = known.find(last); it != known.end()) return it->second;
+  if (known.size() >= (1u << 16)) known.clear();  // a bound on memory, for huge projects
+  return known.emplace(std::string(last), roleByName(last)).first->second;
+}
+
 }  // namespace
 
-namespace {
-
-std::string deliberateRoleOf(std::string_view name) {
+std::string deliberateRole(std::string_view name) {
   std::string_view last = lastName(name);
   for (const char* m : {"__str__", "__repr__", "__format__", "__rich_repr__", "extra_repr"})
     if (last == m) return "`" + std::string(last) + "`";
@@ -719,24 +732,7 @@ std::string deliberateRoleOf(std::string_view name) {
     std::string_view cls = lastName(name.substr(0, dot));
     if (cls.ends_with("Observer")) return "calibration `" + std::string(cls) + "`";
   }
-  return roleByName(last);
-}
-
-struct NameHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-};
-
-}  // namespace
-
-// Remembered per thread: a pure function of the name, asked for every function of every
-// module, and names repeat across files (`forward`, `__init__`); roleByName's word lists cost
-// ~8 k instructions a name (issue 12).
-std::string deliberateRole(std::string_view name) {
-  thread_local std::unordered_map<std::string, std::string, NameHash, std::equal_to<>> known;
-  if (auto it = known.find(name); it != known.end()) return it->second;
-  if (known.size() >= (1u << 16)) known.clear();  // a bound on memory, for huge projects
-  return known.emplace(std::string(name), deliberateRoleOf(name)).first->second;
+  return roleByOwnName(last);
 }
 
 bool namedAsPerStep(std::string_view name) { return !stepByName(name).empty(); }
