@@ -309,7 +309,7 @@ CheckResult runCheck(const CheckOptions& opts) {
   unsigned jobs = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = std::min<unsigned>(jobs, std::max<size_t>(1, pyKept.size()));
   // The rest of the reading, on every worker (the loader's share is done when it returns).
-  runOnDeepStacks(std::min<unsigned>(jobs, unsigned(std::max<size_t>(1, loaded.size()))), loadRest);
+  runOnDeepStacks(jobs, loadRest);
   loader.join();
   std::vector<Slot> slots(pyKept.size());
   {

@@ -22,10 +22,11 @@ enum class ExprKind : unsigned char {
   Conditional, Comprehension, ForInClause,
 };
 ExprKind exprKind(TSNode e) {
-  thread_local const TSLanguage* built = nullptr;
-  thread_local std::vector<ExprKind> kinds;  // by symbol
+  thread_local const NodeTypes* built = nullptr;
+  thread_local std::vector<ExprKind> kinds;  // by NodeTypes number
   const TSLanguage* lang = ts_tree_language(e.tree);
-  if (lang != built) {
+  const NodeTypes& types = NodeTypes::of(lang);
+  if (&types != built) {
     static const std::pair<const char*, ExprKind> kNames[] = {
         {"identifier", ExprKind::Identifier},
         {"call", ExprKind::Call},
@@ -53,15 +54,12 @@ ExprKind exprKind(TSNode e) {
         {"for_in_clause", ExprKind::ForInClause},
     };
     kinds.assign(ts_language_symbol_count(lang), ExprKind::Other);
-    for (uint32_t sym = 0; sym < kinds.size(); ++sym) {
-      const char* name = ts_language_symbol_name(lang, TSSymbol(sym));
-      for (const auto& [n, k] : kNames)
-        if (name && !std::strcmp(name, n)) kinds[sym] = k;
-    }
-    built = lang;
+    for (const auto& [name, kind] : kNames)
+      if (TSSymbol id = types.id(name); id < kinds.size()) kinds[id] = kind;
+    built = &types;
   }
-  const TSSymbol sym = ts_node_symbol(e);
-  return sym < kinds.size() ? kinds[sym] : ExprKind::Other;
+  const TSSymbol id = types.typeOf(e);
+  return id < kinds.size() ? kinds[id] : ExprKind::Other;
 }
 
 Value tensor(Kind k, std::string path = {}) {

@@ -473,19 +473,16 @@ class Planner {
   // markHookTargets); true when it kept one.
   template <class Keep>
   bool keepRegistrations(Keep& keep) {
+    if (registrations_.empty()) return false;
+    std::vector<char> kept(words_.size(), 0);  // names of the kept hook targets
+    for (const Unit& u : units_)
+      if (u.hookTarget && u.kept) kept[size_t(findId(u.name))] = 1;
     bool any = false;
     for (uint32_t k : registrations_) {
       const Line& l = lines_[k];
       if (l.owner < 0 || units_[size_t(l.owner)].kept) continue;
-      for (uint32_t o = l.occBegin; o < l.occEnd; ++o) {
-        const Occ& w = occ_[o];
-        if (std::none_of(units_.begin(), units_.end() - 1, [&](const Unit& u) {
-              return u.hookTarget && u.kept && findId(u.name) == int(w.id);
-            }))
-          continue;
+      if (std::any_of(occ_.begin() + l.occBegin, occ_.begin() + l.occEnd, [&](const Occ& w) { return kept[w.id]; }))
         keep(l.owner, false), any = true;
-        break;
-      }
     }
     return any;
   }
@@ -909,15 +906,7 @@ class Planner {
         Unit& u = units_[size_t(work.back())];
         work.pop_back();
         if (u.cls >= 0) keep(u.cls, false);
-        if (u.callees)  // calls: `f(` names a top-level function, `self.m(` a method
-          for (uint32_t k : u.lines)
-            for (uint32_t o = lines_[k].occBegin; o < lines_[k].occEnd; ++o) {
-              const Occ& w = occ_[o];
-              if ((w.dotted && !w.attr) || !callAt(w.end)) continue;
-              auto& index = w.attr ? methods : functions;
-              if (auto it = index.find(w.id); it != index.end())
-                for (int v : it->second) keep(v, true);
-            }
+        if (u.callees) forEachCallee(u, functions, methods, [&](int v) { keep(v, true); });
         if (u.isClass)  // the classes its header may name as bases (their roles are inherited)
           for (uint32_t id : u.words)
             if (auto it = classes.find(id); it != classes.end())
@@ -969,6 +958,20 @@ class Planner {
     }
   }
 
+  // fn(v) for each unit v that a call in unit u can name: `f(` a top-level function, `self.m(`
+  // a method (by name).
+  template <class Index, class Fn>
+  void forEachCallee(const Unit& u, const Index& functions, const Index& methods, Fn&& fn) const {
+    for (uint32_t k : u.lines)
+      for (uint32_t o = lines_[k].occBegin; o < lines_[k].occEnd; ++o) {
+        const Occ& w = occ_[o];
+        if ((w.dotted && !w.attr) || !callAt(w.end)) continue;
+        const auto& index = w.attr ? methods : functions;
+        if (auto it = index.find(w.id); it != index.end())
+          for (int v : it->second) fn(v);
+      }
+  }
+
   // A loop whose values come from a call of this file's function or method with CUDA evidence
   // (`out = self._run(...)` then `torch.equal(out, ref)` per case): the callee's summary says
   // what it returns, so the caller can hold CUDA values with no CUDA word of its own. Kept
@@ -979,15 +982,9 @@ class Planner {
     for (size_t i = 0; i + 1 < units_.size(); ++i) {
       const Unit& u = units_[i];
       if (!u.loop || u.cuda || u.isClass || u.kept) continue;
-      for (uint32_t k = 0; k < u.lines.size(); ++k)
-        for (uint32_t o = lines_[u.lines[k]].occBegin; o < lines_[u.lines[k]].occEnd; ++o) {
-          const Occ& w = occ_[o];
-          if ((w.dotted && !w.attr) || !callAt(w.end)) continue;
-          const auto& index = w.attr ? methods : functions;
-          if (auto it = index.find(w.id); it != index.end())
-            for (int v : it->second)
-              if (units_[size_t(v)].cuda) keep(int(i), false), keep(v, false);
-        }
+      forEachCallee(u, functions, methods, [&](int v) {
+        if (units_[size_t(v)].cuda) keep(int(i), false), keep(v, false);
+      });
     }
   }
 
