@@ -180,6 +180,9 @@ struct Function {
   std::vector<Scope> scopes;       // scopes[0] is the Function scope
   std::vector<Event> events;       // source order
   std::vector<std::string> returned;  // values returned (escape the function)
+  // Python: where each value of `returned` is returned (the `return` statement), same order;
+  // shorter than `returned` when the frontend does not say (C++).
+  std::vector<Loc> returnedAt;
   std::vector<std::string> escaped;   // locals stored into attributes/containers or passed on
   uint32_t endLine = 0;            // last line of the definition; 0 when the frontend does not say
   // Runs once per training step although no loop is in sight (nn.Module.forward, an

@@ -341,7 +341,13 @@ Value Lowerer::evalSubscript(TSNode e) {
   if (isCuda(base)) {
     // Basic indexing (ints, slices) is a view: no kernel. Indexing with a tensor gathers on
     // the GPU; a boolean mask sizes its output from the data, so the host waits (like nonzero).
-    if (!isCuda(idx)) return cudaFrom(base.fact);
+    // The view keeps its base's name (`self.buffer[a:b].copy_(g)` writes `self.buffer[]`), so
+    // that what is read or written through it is a use of the base's storage.
+    if (!isCuda(idx)) {
+      Value view = cudaFrom(base.fact);
+      if (!base.path.empty()) view.path = base.path + "[]";
+      return view;
+    }
     if (mask) readValue(e, idx, SyncKind::ValueRead, "mask-index");
     emitWork(e, {base, idx}, "index");
     return cudaFrom(base.fact);

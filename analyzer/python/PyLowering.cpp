@@ -219,12 +219,16 @@ void Lowerer::lowerStatement(TSNode s) {
   } else if (!std::strcmp(t, "return_statement")) {
     if (scope_ != 0 && !fn_.firstInnerReturn && !onlyArgumentBranches())
       fn_.firstInnerReturn = ts_node_start_point(s).row + 1;
+    auto returns = [&](std::string p) {
+      fn_.returned.push_back(std::move(p));
+      fn_.returnedAt.push_back(locOf(s));
+    };
     for (TSNode c : NamedChildren(s)) {
       Value v = eval(c);
-      if (!v.path.empty()) fn_.returned.push_back(v.path);
+      if (!v.path.empty()) returns(v.path);
       if (is(c, "expression_list") || is(c, "tuple"))
         for (TSNode d : NamedChildren(c))
-          if (std::string p = pathOf(d); !p.empty()) fn_.returned.push_back(p);
+          if (std::string p = pathOf(d); !p.empty()) returns(p);
     }
   } else if (!std::strcmp(t, "delete_statement")) {
     for (TSNode c : NamedChildren(s)) {

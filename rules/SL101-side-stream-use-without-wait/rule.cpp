@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <set>
 
+#include "rules/ClassProtocol.h"
 #include "rules/EventIndex.h"
 #include "rules/ObjectState.h"
 #include "rules/Rule.h"
@@ -44,6 +45,26 @@ class SideStreamUseWithoutWait : public Rule {
         }
       }
       regionsWithoutWait(ctx, f, reported);
+    }
+    acrossMethods(ctx);
+  }
+
+  // Written on the current stream in one method of a class, used by GPU work on a side stream
+  // in another (a bucketed reducer's hook fills `self.buffer`, `reduce()` all-reduces it on the
+  // comm stream), and no method of the class makes that side stream wait (rules/ClassProtocol.h).
+  static void acrossMethods(RuleContext& ctx) {
+    std::set<std::pair<uint32_t, std::string>> reported;
+    for (const auto& p : unwaitedStateUses(ctx.module())) {
+      if (!reported.insert({p.readAt.line, p.root}).second) continue;
+      Finding& out = ctx.report(
+          p.readAt, "'" + p.root + "' is used on " + p.consumer.describe() + " in " + methodName(*p.reader) +
+                        " but written on " + p.producer.describe() + " in " + methodName(*p.writer) +
+                        ", and no method of `" + p.cls + "` makes " + p.consumer.describe() +
+                        " wait: the side stream can read it before it is written; call " +
+                        waitHint(ctx.module().lang, p.consumer, p.producer) + " before this use");
+      out.properties["confidence"] = "medium";
+      ctx.note(out, p.writeAt, "'" + p.root + "' written on " + p.producer.describe() + " in " + methodName(*p.writer) + " here");
+      if (p.regionAt.known()) ctx.note(out, p.regionAt, "side-stream region starts here");
     }
   }
 

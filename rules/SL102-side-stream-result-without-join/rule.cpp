@@ -1,6 +1,7 @@
 // SL102 side-stream-result-without-join: see rule.md.
 #include <set>
 
+#include "rules/ClassProtocol.h"
 #include "rules/Rule.h"
 #include "rules/RuleHelpers.h"
 
@@ -12,8 +13,8 @@ using model::EventKind;
 class SideStreamResultWithoutJoin : public Rule {
  public:
   void check(RuleContext& ctx) const override {
+    std::set<std::pair<uint32_t, std::string>> reported;  // one finding per line and value
     for (const auto& f : ctx.module().functions) {
-      std::set<std::pair<uint32_t, std::string>> reported;  // one finding per line and value
       for (size_t i = 0; i < f.events.size(); ++i) {
         const auto& e = f.events[i];
         for (const auto& v : e.reads)
@@ -37,9 +38,30 @@ class SideStreamResultWithoutJoin : public Rule {
                                    joinHint(ctx, model::StreamRef::current(), prod.stream) + " before returning");
         }
     }
+    acrossMethods(ctx, reported);
   }
 
  private:
+  // Written on a side stream in one method of a class, used on the current stream in another
+  // (a prefetcher's preload() and next()), and no method joins the two (rules/ClassProtocol.h).
+  // Medium confidence: the value is used by GPU work on a side stream, and a caller outside the
+  // class could still make its stream wait for the class's side stream.
+  static void acrossMethods(RuleContext& ctx, std::set<std::pair<uint32_t, std::string>>& reported) {
+    for (const auto& p : unjoinedStateReads(ctx.module())) {
+      if (!reported.insert({p.readAt.line, p.root}).second) continue;
+      Finding& out = ctx.report(
+          p.readAt, "'" + p.root + "' is written on " + p.producer.describe() + " in " + methodName(*p.writer) +
+                        " and used here on " + p.consumer.describe() + " in " + methodName(*p.reader) +
+                        ", and no method of `" + p.cls + "` makes " + p.consumer.describe() + " wait for " +
+                        p.producer.describe() +
+                        (p.useWrites ? ": this can overwrite it while the side stream still uses it; call "
+                                     : ": this can read it before the side stream has written it; call ") +
+                        joinHint(ctx, p.consumer, p.producer) + " before this use");
+      out.properties["confidence"] = "medium";
+      ctx.note(out, p.writeAt, "'" + p.root + "' written on " + p.producer.describe() + " in " + methodName(*p.writer) + " here");
+    }
+  }
+
   static std::string joinHint(RuleContext& ctx, const model::StreamRef& consumer, const model::StreamRef& side) {
     if (ctx.module().lang != model::Lang::Cpp)
       return "torch.cuda.current_stream().wait_stream(" + side.name + ")";

@@ -1,6 +1,8 @@
 // SL201 cross-stream-free-without-record-stream: see rule.md.
 #include <algorithm>
+#include <set>
 
+#include "rules/ClassProtocol.h"
 #include "rules/EventIndex.h"
 #include "rules/Rule.h"
 #include "rules/RuleHelpers.h"
@@ -20,9 +22,30 @@ class CrossStreamFree : public Rule {
         if (!use.stream.isSide() || use.kind == EventKind::RecordStream) continue;
         for (const auto& v : use.reads) checkValue(ctx, f, v, u);
       }
+    acrossMethods(ctx);
   }
 
  private:
+  // Allocated on a side stream in one method of a class (again on every call), used on another
+  // stream in another method, and neither recorded for that stream anywhere in the class nor
+  // protected by the side stream waiting before it allocates again (rules/ClassProtocol.h): the
+  // prefetcher whose next() hands the caller a batch without record_stream.
+  static void acrossMethods(RuleContext& ctx) {
+    std::set<std::pair<uint32_t, std::string>> reported;
+    for (const auto& p : unrecordedStateUses(ctx.module())) {
+      if (!reported.insert({p.readAt.line, p.root}).second) continue;
+      Finding& out = ctx.report(
+          p.readAt, "'" + p.root + "' is allocated on " + p.producer.describe() + " in " + methodName(*p.writer) +
+                        " and used here on " + p.consumer.describe() + " in " + methodName(*p.reader) +
+                        " without record_stream: once its reference is dropped (the next " + methodName(*p.writer) +
+                        " replaces it), the allocator can hand its memory to new work on " + p.producer.describe() +
+                        " while " + p.consumer.describe() + " still uses it; call " + p.root +
+                        ".record_stream(torch.cuda.current_stream()) where it is handed over");
+      out.properties["confidence"] = "medium";
+      ctx.note(out, p.writeAt, "allocated on " + p.producer.describe() + " here");
+    }
+  }
+
   // `t = src.to(dev, non_blocking=True); t.record_stream(torch.cuda.current_stream())`: the
   // record names the stream `t` was just allocated on, which the allocator already ties it to,
   // so it protects nothing. Inside a side-stream region (or a callee run in one: the prefetch

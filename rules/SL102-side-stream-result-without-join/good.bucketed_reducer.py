@@ -1,0 +1,33 @@
+# The reducer of bad.bucketed_reducer.py with both edges: the comm stream waits for the
+# current stream before the all-reduce, and the current stream waits for the comm stream before
+# the result is copied back.
+import torch
+import torch.distributed as dist
+
+
+class BucketReducer:
+    def __init__(self, params, bucket_numel):
+        self.params = list(params)
+        self.comm_stream = torch.cuda.Stream()
+        self.buffer = torch.zeros(bucket_numel, device="cuda")
+        self.offset = 0
+
+    def add_grad(self, grad):
+        n = grad.numel()
+        self.buffer[self.offset:self.offset + n].copy_(grad.view(-1))
+        self.offset += n
+
+    def reduce(self):
+        self.comm_stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.comm_stream):
+            dist.all_reduce(self.buffer)
+            self.buffer.div_(dist.get_world_size())
+
+    def unflatten(self):
+        torch.cuda.current_stream().wait_stream(self.comm_stream)
+        offset = 0
+        for p in self.params:
+            n = p.numel()
+            p.grad.copy_(self.buffer[offset:offset + n].view_as(p))
+            offset += n
+        self.offset = 0
