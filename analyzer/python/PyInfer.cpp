@@ -352,6 +352,18 @@ void Lowerer::moduleInputs(TSNode at) {
   }
 }
 
+void Lowerer::autogradInputs(TSNode at) {
+  if (!mc_.touchesCuda) return;
+  for (size_t i = 1; i < fn_.params.size(); ++i) {
+    const std::string& p = fn_.params[i];
+    if (env_.count(p) || nonTensorParams_.count(p)) continue;
+    Fact f{Kind::CudaTensor};
+    f.conf = Confidence::Low;
+    f.why = because(nullptr, locOf(at), "'" + p + "' is an input of " + fn_.name + ", which autograd calls with tensors");
+    env_[p] = f;
+  }
+}
+
 void Lowerer::callerInput(size_t index, const std::string& why, TSNode at) {
   if (index >= fn_.params.size()) return;
   auto it = env_.find(fn_.params[index]);

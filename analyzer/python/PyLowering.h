@@ -118,6 +118,10 @@ class Lowerer {
   // In `forward` of an nn.Module: tensor parameters are the module's inputs, on its device;
   // so are parameters the body uses as tensors (`x.item()`, `cache["end"].item()`).
   void moduleInputs(TSNode at);
+  // In an autograd.Function's forward/backward: the parameters after `ctx` are what `apply()`
+  // was given or the incoming gradients, tensors of a device the body does not name (low; a use
+  // on a side stream then says they are on the GPU).
+  void autogradInputs(TSNode at);
   // Positional parameter `index` is given a CUDA tensor by per-step code of another module
   // (python/PythonFrontend.h CallerInputs): an annotated tensor there is on the GPU (medium).
   void callerInput(size_t index, const std::string& why, TSNode at);

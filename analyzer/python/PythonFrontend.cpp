@@ -153,6 +153,7 @@ class ModuleLowering {
     if (outerNames_) low.inheritNames(*outerNames_);
     // Inputs of a module's forward (FunctionRoles decided it is one) are on the module's device.
     if (f.hot.find("Module.forward") != std::string::npos) low.moduleInputs(def);
+    if (f.hot.starts_with("autograd.Function.")) low.autogradInputs(def);
     if (callers_)
       if (auto it = callers_->find(name); it != callers_->end())
         for (const auto& c : it->second) low.callerInput(c.index, c.why, def);

@@ -101,12 +101,35 @@ class SideStreamUseWithoutWait : public Rule {
                                            ", but nothing makes that stream wait for the stream its inputs were "
                                            "produced on: it can read them before they are written; " + fix);
       // Measured on 21 projects: the wait is usually done by the caller or a helper, so these
-      // are shown only with --min-confidence low; not for a stream created in the header.
-      out.properties["confidence"] = fresh ? "medium" : "low";
+      // are shown only with --min-confidence low; not for a stream created in the header, nor
+      // for the inputs autograd or a module call hands over (producedByCaller).
+      const std::string* given = e.kind == EventKind::Call ? nullptr : producedByCaller(f, e, size_t(first));
+      out.properties["confidence"] = fresh || given ? "medium" : "low";
+      if (given)
+        ctx.note(out, f.loc, "'" + *given + "' is an argument of `" + f.name.substr(f.name.rfind('.') + 1) + "()` (" +
+                                 f.hot + "): it was produced on the caller's current stream when the call was made");
       ctx.note(out, sc.loc, fresh ? "side-stream region starts here, on a stream created right here: nothing can have "
                                     "made it wait for the inputs' stream"
                                   : "side-stream region starts here");
     }
+  }
+
+  // A value read by `e` that an autograd.Function's forward/backward, an nn.Module's forward or
+  // a registered hook is handed as an argument: autograd and the module call produce it on the
+  // stream current at the call (the op's inputs, the incoming gradients, the hooked tensors), so
+  // a side stream that reads it must wait for that stream first. nullptr when none.
+  static const std::string* producedByCaller(const model::Function& f, const model::Event& e, size_t at) {
+    if (f.hot.empty() || f.hotViaCaller) return nullptr;
+    const bool handedOver = f.hot.starts_with("autograd.Function.") || f.hot == "nn.Module.forward" ||
+                            f.hot.starts_with("a hook registered");
+    if (!handedOver) return nullptr;
+    for (const auto& v : e.reads) {
+      std::string head = v.substr(0, v.find_first_of(".["));
+      if (head != "self" && head != "ctx" && producerOf(f, v, at) < 0 &&
+          std::find(f.params.begin(), f.params.end(), head) != f.params.end())
+        return &v;
+    }
+    return nullptr;
   }
 
   // The region calls a method of this class that reads object state (`self.store`, directly
