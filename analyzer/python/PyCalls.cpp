@@ -554,7 +554,16 @@ Value Lowerer::callTensorMethod(const Value& in, std::string_view method, CallAr
         c.writes.push_back(recv.path);
         return recv;
       }
-      auto& e = emitWork(at, operands, api);
+      // `dst.copy_(src)` takes a tensor: in a side-stream region its source is read there, on
+      // the region's stream (a hook's argument, a parameter's `.grad`), whatever else is known.
+      std::vector<Value> used = operands;
+      if (src && src->value.fact.kind == Kind::Unknown && model::effectiveStream(fn_, scope_).isSide()) {
+        Value from = src->value;
+        asTensor(from, src->node, "is copied from by .copy_()");
+        useOnStream(from, src->node);
+        used.push_back(from);
+      }
+      auto& e = emitWork(at, used, api);
       if (!recv.path.empty()) e.writes.push_back(recv.path);
       return recv;
     }

@@ -474,6 +474,14 @@ Value Lowerer::evalCall(TSNode call) {
       if ((isCuda(x.value) || x.value.fact.kind == Kind::HostTensor) && !x.value.path.empty())
         fn_.escaped.push_back(x.value.path);
 
+  // `getattr(torch, self.device)`, `getattr(torch, device_type)`: the device module picked by
+  // name at run time (torch.cuda on a GPU), as torch.get_device_module() returns it.
+  if (is(fnNode, "identifier") && text(fnNode, mc_.src) == "getattr" && a.pos.size() == 2 &&
+      mc_.imports.canonical(dotted(a.pos[0].node)) == "torch" && !is(a.pos[1].node, "string")) {
+    Value v;
+    v.canonical = "torch.cuda";
+    return v;
+  }
   if (!canon.empty()) {
     Value callee;
     callee.canonical = canon;

@@ -118,3 +118,14 @@ def write_metrics(loss_dict, data_time):
         metrics = {k: v.detach().cpu().item() for k, v in loss_dict.items()}  # expect: SL101
     metrics["data_time"] = data_time
     return metrics
+
+
+def backward_hook_on_a_side_stream(side, xs):
+    # A hook's argument (here the incoming gradient) is produced on the stream current when the
+    # hook runs; the side stream reads it with no wait.
+    def hook(grad):
+        with torch.cuda.stream(side):
+            grad.mul_(2)  # expect: SL101
+
+    for x in xs:
+        x.register_hook(hook)

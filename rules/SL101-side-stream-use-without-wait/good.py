@@ -90,8 +90,10 @@ class Optimizer:
 
 def backward_hook_on_a_side_stream(side, xs):
     def hook(grad):
+        # the gradient is produced on the stream current when the hook runs: wait for it
+        side.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(side):  # the closure's stream
-            grad.mul_(2)  # low confidence: shown with --min-confidence low
+            grad.mul_(2)
 
     for x in xs:
         x.register_hook(hook)

@@ -89,7 +89,11 @@ class SideStreamUseWithoutWait : public Rule {
       }
       if (first < 0 || reported.count(size_t(first)) || waitedBefore(f, size_t(first), sc.stream)) continue;
       const auto& e = f.events[size_t(first)];
-      std::string what = e.kind == EventKind::Call ? "'" + e.callee + "()' issues GPU work" : "this GPU work reads '" + e.reads.front() + "'";
+      // Inputs autograd or a module call hands over (producedByCaller) are named first.
+      const std::string* given = producedByCaller(f, int(r), size_t(first));
+      std::string what = given ? "this GPU work reads '" + *given + "'"
+                         : e.kind == EventKind::Call ? "'" + e.callee + "()' issues GPU work"
+                                                     : "this GPU work reads '" + e.reads.front() + "'";
       // A stream constructed in the region's own header (`with torch.cuda.stream(torch.cuda.Stream()):`)
       // is new: nobody can have made it wait, and a wait must be called on it before the region.
       const bool fresh = sc.freshStream;
@@ -103,7 +107,6 @@ class SideStreamUseWithoutWait : public Rule {
       // Measured on 21 projects: the wait is usually done by the caller or a helper, so these
       // are shown only with --min-confidence low; not for a stream created in the header, nor
       // for the inputs autograd or a module call hands over (producedByCaller).
-      const std::string* given = e.kind == EventKind::Call ? nullptr : producedByCaller(f, e, size_t(first));
       out.properties["confidence"] = fresh || given ? "medium" : "low";
       if (given)
         ctx.note(out, f.loc, "'" + *given + "' is an argument of `" + f.name.substr(f.name.rfind('.') + 1) + "()` (" +
@@ -114,20 +117,27 @@ class SideStreamUseWithoutWait : public Rule {
     }
   }
 
-  // A value read by `e` that an autograd.Function's forward/backward, an nn.Module's forward or
+  // A value read by the region's GPU work that an autograd.Function's forward/backward, an nn.Module's forward or
   // a registered hook is handed as an argument: autograd and the module call produce it on the
   // stream current at the call (the op's inputs, the incoming gradients, the hooked tensors), so
   // a side stream that reads it must wait for that stream first. nullptr when none.
-  static const std::string* producedByCaller(const model::Function& f, const model::Event& e, size_t at) {
+  // Looked for in the region's GPU work from its first use (`first`) on.
+  static const std::string* producedByCaller(const model::Function& f, int region, size_t first) {
     if (f.hot.empty() || f.hotViaCaller) return nullptr;
     const bool handedOver = f.hot.starts_with("autograd.Function.") || f.hot == "nn.Module.forward" ||
                             f.hot.starts_with("a hook registered");
     if (!handedOver) return nullptr;
-    for (const auto& v : e.reads) {
-      std::string head = v.substr(0, v.find_first_of(".["));
-      if (head != "self" && head != "ctx" && producerOf(f, v, at) < 0 &&
-          std::find(f.params.begin(), f.params.end(), head) != f.params.end())
-        return &v;
+    for (size_t i = first; i < f.events.size(); ++i) {
+      const auto& e = f.events[i];
+      if (!model::scopeWithin(f, e.scope, region)) continue;
+      if (e.kind == EventKind::Wait) return nullptr;  // ordered from here on
+      if (e.kind != EventKind::Work && e.kind != EventKind::Copy && e.kind != EventKind::Backward) continue;
+      for (const auto& v : e.reads) {
+        std::string head = v.substr(0, v.find_first_of(".["));
+        if (head != "self" && head != "ctx" && producerOf(f, v, i) < 0 &&
+            std::find(f.params.begin(), f.params.end(), head) != f.params.end())
+          return &v;
+      }
     }
     return nullptr;
   }
