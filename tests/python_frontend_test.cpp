@@ -122,11 +122,12 @@ TEST(PythonFrontend, CallEventNamesCudaArgument) {
       "  offsets(n)\n"
       "  offsets(n, x, x.cpu(), x)\n"
       "  offsets(*xs, x)\n");
-  EXPECT_TRUE(contains(d, "5:3 call scope=0 on=the current stream api=pkg.kernels.offsets value=x callee=pkg.kernels.offsets cuda-args=0\n")) << d;
+  EXPECT_TRUE(contains(d, "5:3 call scope=0 on=the current stream api=pkg.kernels.offsets value=x callee=pkg.kernels.offsets cuda-args=0 reads=x\n")) << d;
   EXPECT_TRUE(contains(d, "6:3 call scope=0 on=the current stream api=pkg.kernels.offsets callee=pkg.kernels.offsets\n")) << d;
   // Positions of the CUDA arguments; none past a `*xs` (positions unknown).
-  EXPECT_TRUE(contains(d, "7:3 call scope=0 on=the current stream api=pkg.kernels.offsets value=x callee=pkg.kernels.offsets cuda-args=1,3\n")) << d;
-  EXPECT_TRUE(contains(d, "8:3 call scope=0 on=the current stream api=pkg.kernels.offsets value=x callee=pkg.kernels.offsets\n")) << d;
+  EXPECT_TRUE(contains(d, "7:3 call scope=0 on=the current stream api=pkg.kernels.offsets value=x callee=pkg.kernels.offsets cuda-args=1,3 reads=x\n")) << d;
+  // The helper reads what it is handed on the stream current at the call.
+  EXPECT_TRUE(contains(d, "8:3 call scope=0 on=the current stream api=pkg.kernels.offsets value=x callee=pkg.kernels.offsets reads=x\n")) << d;
 }
 
 // Branches whose conditions test only the function's arguments (and imported names,

@@ -195,7 +195,9 @@ Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a)
   Value recv = in;
   // `x.wait_stream(...)`/`x.wait_event(...)` name stream APIs whatever `x` is: a missed wait
   // would make the ordering rules cry wolf.
-  if (recv.fact.kind == Kind::Unknown && !recv.path.empty() &&
+  // Tensors have no such methods: a receiver guessed to be one (a project helper's result
+  // handed a device) is a stream all the same.
+  if ((recv.fact.kind == Kind::Unknown || recv.fact.kind == Kind::CudaTensor) && !recv.path.empty() &&
       (method == "wait_stream" || method == "wait_event"))
     recv.fact = Fact{Kind::Stream, StreamRef{StreamKind::Unknown, recv.path}};
   // x.repeat_interleave(counts) sizes its output from counts' values unless told output_size:

@@ -19,7 +19,7 @@ namespace {
 // strcmp over the type name (~1 % of a check: eval runs for every expression node).
 enum class ExprKind : unsigned char {
   Other, Identifier, Call, Attribute, Subscript, Parenthesized, Operator, String, Literal, Interpolation,
-  Conditional, Comprehension, ForInClause,
+  Conditional, Comprehension, ForInClause, Yield,
 };
 ExprKind exprKind(TSNode e) {
   thread_local const NodeTypes* built = nullptr;
@@ -52,6 +52,7 @@ ExprKind exprKind(TSNode e) {
         {"set_comprehension", ExprKind::Comprehension},
         {"dictionary_comprehension", ExprKind::Comprehension},
         {"for_in_clause", ExprKind::ForInClause},
+        {"yield", ExprKind::Yield},
     };
     kinds.assign(ts_language_symbol_count(lang), ExprKind::Other);
     for (const auto& [name, kind] : kNames)
@@ -200,6 +201,10 @@ Value Lowerer::eval(TSNode e) {
     return v;
   }
   if (kind == ExprKind::Call) return evalCall(e);
+  if (kind == ExprKind::Yield) {  // a generator hands its values out as a return does
+    handOut(e);
+    return {};
+  }
   if (kind == ExprKind::Attribute) return evalAttribute(e);
   if (kind == ExprKind::Subscript) return evalSubscript(e);
   if (kind == ExprKind::Parenthesized) return eval(ts_node_named_child(e, 0));
@@ -457,6 +462,20 @@ Value Lowerer::evalCall(TSNode call) {
     }
   }
 
+  // `partial(torch.cuda.stream, stream=s)` is a function that enters s when called (timm's
+  // prefetcher: `with stream_context():`); calling a name that holds one opens the region.
+  if (canon == "functools.partial" && !a.pos.empty() &&
+      lookupFunction(mc_.imports.canonical(dotted(a.pos[0].node))) == Api::StreamContext) {
+    CallArgs bound{call, {a.pos.begin() + 1, a.pos.end()}, a.kw, a.splat};
+    Value v = callApi(Api::StreamContext, Value{{}, "", "torch.cuda.stream", false}, bound);
+    v.fact.kind = Kind::Callable;
+    return v;
+  }
+  if (std::string d = dotted(fnNode); !d.empty())
+    if (Fact f = lookup(d); f.kind == Kind::Callable) {
+      f.kind = Kind::StreamContext;
+      return Value{f, "", "", true};
+    }
   // A stream or event handed to a function we do not know (queue.put(ev), lst.append(s),
   // a project class imported from elsewhere) may be kept there; torch's own stream APIs and
   // methods of known objects do not keep it.
@@ -507,6 +526,9 @@ Value Lowerer::evalCall(TSNode call) {
     if (nested || mc_.functions.count(name)) {
       callWork(call, a.pos, name);
       emitCall(call, name, a);
+      // A helper of this module that returns a stream it made or keeps (`get_side_stream(dev)`,
+      // a per-device cache): its result is a side stream, named where the caller binds it.
+      if (mc_.streamReturners.count(name)) return Value{Fact{Kind::Stream, StreamRef::side("")}, "", "", true};
       return deviceResult(a, name);
     }
     // `max(1, n)` / `min(n, limit)` compare their arguments (`1 < n`, then bool()): a CUDA

@@ -465,7 +465,8 @@ class RoleFinder {
         case 'p': if (at(i, "print") || at(i, "plot")) return true; break;
         case 'f': if (at(i, "forward")) return true; break;
         case 'w': if (at(i, "writer") || at(i, "wandb")) return true; break;
-        case 's': if (at(i, "set_")) return true; break;
+        // saved_tensors_hooks, and `super().__init__(pack, unpack)` of a subclass of it
+        case 's': if (at(i, "set_") || at(i, "saved_tensors_hooks") || at(i, "super(")) return true; break;
         case 'm': if (at(i, "meter") || at(i, "metric")) return true; break;
         case 'r': if (at(i, "register_")) return true; break;
         default: break;
@@ -551,10 +552,29 @@ class RoleFinder {
            name.ends_with("_logs") || name == "log_dict" || name.starts_with("logging_output") || name == "log_info";
   }
 
+  // torch.autograd.graph.saved_tensors_hooks(pack, unpack): autograd calls pack with each tensor
+  // the forward saves and unpack when backward needs it (activation offloading). Also as the base
+  // of a context manager of the project: `super().__init__(pack, unpack)`.
+  bool savedTensorsHooks(TSNode call, std::string_view name) const {
+    if (name == "saved_tensors_hooks") return true;
+    TSNode fn = field(call, "function");
+    if (name != "__init__" || !is(fn, "attribute")) return false;
+    TSNode obj = field(fn, "object");
+    if (!is(obj, "call") || text(field(obj, "function"), src_) != "super") return false;
+    for (TSNode p = ts_node_parent(call); !ts_node_is_null(p); p = ts_node_parent(p))
+      if (is(p, "class_definition")) {
+        TSNode bases = field(p, "superclasses");
+        return !ts_node_is_null(bases) && text(bases, src_).find("saved_tensors_hooks") != std::string_view::npos;
+      }
+    return false;
+  }
+
   void hookCall(TSNode call, FunctionRoles& out) {
     TSNode fn = field(call, "function");
     std::string_view name = is(fn, "attribute") ? text(field(fn, "attribute"), src_) : text(fn, src_);
-    if (!isHookRegistration(name)) return;
+    const bool saved = savedTensorsHooks(call, name);
+    if (!isHookRegistration(name) && !saved) return;
+    if (saved) name = "saved_tensors_hooks";
     TSNode args = field(call, "arguments");
     if (!is(args, "argument_list")) return;
     for (TSNode a : NamedChildren(args)) {

@@ -255,6 +255,15 @@ void Lowerer::emitCall(TSNode call, const std::string& callee, const CallArgs& a
   e.callee = callee;
   e.value = std::move(cuda);
   e.cudaArgs = positions;
+  // The helper uses what it is handed, on the stream current at the call: a read here (a value
+  // a side stream wrote must be joined before it is passed on).
+  auto reads = [&](const Value& v) {
+    if (isCuda(v) && v.fact.conf >= Confidence::Medium && !v.path.empty() &&
+        std::find(e.reads.begin(), e.reads.end(), v.path) == e.reads.end())
+      e.reads.push_back(v.path);
+  };
+  for (const auto& x : a.pos) reads(x.value);
+  for (const auto& [k, x] : a.kw) reads(x.value);
 }
 
 // `cand_beams.add(offsets)`, `ids.eq(eos)` with the argument on the GPU (medium or more): torch

@@ -219,17 +219,7 @@ void Lowerer::lowerStatement(TSNode s) {
   } else if (!std::strcmp(t, "return_statement")) {
     if (scope_ != 0 && !fn_.firstInnerReturn && !onlyArgumentBranches())
       fn_.firstInnerReturn = ts_node_start_point(s).row + 1;
-    auto returns = [&](std::string p) {
-      fn_.returned.push_back(std::move(p));
-      fn_.returnedAt.push_back(locOf(s));
-    };
-    for (TSNode c : NamedChildren(s)) {
-      Value v = eval(c);
-      if (!v.path.empty()) returns(v.path);
-      if (is(c, "expression_list") || is(c, "tuple"))
-        for (TSNode d : NamedChildren(c))
-          if (std::string p = pathOf(d); !p.empty()) returns(p);
-    }
+    handOut(s);
   } else if (!std::strcmp(t, "delete_statement")) {
     for (TSNode c : NamedChildren(s)) {
       auto del = [&](TSNode n) {
@@ -285,6 +275,12 @@ void Lowerer::lowerAssignment(TSNode a) {
   bind(left, v);
   noteStateOrigin(left, right);
   noteArgumentPart(left, right);
+  // `self.ready = ev`: from here the local and the attribute are one object (object state).
+  if (is(right, "identifier") && is(left, "attribute")) {
+    TSNode obj = field(left, "object");
+    if (is(obj, "identifier") && text(obj, mc_.src) == "self")
+      fn_.stateOf[std::string(text(right, mc_.src))] = "self." + std::string(text(field(left, "attribute"), mc_.src));
+  }
 }
 
 // `lengths = kwargs.get("packed_seq_lengths")`, `mask = batch["mask"]`, `n = cfg.size`, bound
@@ -398,6 +394,19 @@ void Lowerer::bind(TSNode target, const Value& v) {
   if (f.kind == Kind::Unknown) env_.erase(p);
   else env_[p] = f;
   nameProducers(target, p, v);
+  if (is(target, "identifier") && isCuda(v) && !v.isCall && !v.path.empty() && v.path != p) alias(p, v.path);
+}
+
+// `input = next_input`: one tensor under two names. The event that last wrote `from` wrote the
+// storage `name` now holds, so a rule asking who produced `name` (on which stream) finds it.
+void Lowerer::alias(const std::string& name, const std::string& from) {
+  for (auto it = fn_.events.rbegin(); it != fn_.events.rend(); ++it) {
+    const bool wrote = std::find(it->writes.begin(), it->writes.end(), from) != it->writes.end() ||
+                       ((it->kind == EventKind::Alloc || it->kind == EventKind::Copy) && it->value == from);
+    if (!wrote) continue;
+    if (std::find(it->writes.begin(), it->writes.end(), name) == it->writes.end()) it->writes.push_back(name);
+    return;
+  }
 }
 
 // Events of this statement that produced the bound value (allocation, copy, clock read,
@@ -596,6 +605,26 @@ bool Lowerer::onlyArgumentBranches() const {
   for (int s = scope_; s > 0; s = fn_.scopes[size_t(s)].parent)
     if (fn_.scopes[size_t(s)].kind != ScopeKind::Branch || !fn_.scopes[size_t(s)].onArguments) return false;
   return true;
+}
+
+// `return x, y` / `yield x`: what the statement hands to the caller, which uses it on the
+// stream current at the call (a side stream's result must be joined first).
+void Lowerer::handOut(TSNode s) {
+  auto returns = [&](std::string p) {
+    fn_.returned.push_back(std::move(p));
+    fn_.returnedAt.push_back(locOf(s));
+  };
+  for (TSNode c : NamedChildren(s)) {
+    Value v = eval(c);
+    if (!v.path.empty()) returns(v.path);
+    const bool made = !v.path.empty() && std::any_of(fn_.events.begin(), fn_.events.end(), [&](const model::Event& e) {
+      return e.kind == EventKind::StreamCreate && e.value == pathOf(c);
+    });
+    returnsSideStream_ |= made || (v.fact.kind == Kind::Stream && v.fact.stream.kind == model::StreamKind::Side);
+    if (is(c, "expression_list") || is(c, "tuple"))
+      for (TSNode d : NamedChildren(c))
+        if (std::string p = pathOf(d); !p.empty()) returns(p);
+  }
 }
 
 void Lowerer::lowerIf(TSNode s) {

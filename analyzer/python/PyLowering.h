@@ -35,7 +35,7 @@ enum class Kind : uint8_t {
   CudaDevice,
   HostDevice,
   StreamContext,    // the object torch.cuda.stream(s) returns
-  Callable,         // a known API function object
+  Callable,         // a function that opens a stream region when called: `partial(torch.cuda.stream, stream=s)`
 };
 
 // The reasons a value is what it is, newest first; shared by every copy of the fact.
@@ -78,6 +78,9 @@ struct ModuleContext {
   std::string_view src;
   Imports imports;
   std::unordered_set<std::string> functions;                  // "f", "Class.method"
+  // Functions lowered so far that return a stream they created or took from a cache of streams
+  // (their result is a side stream: PyExpr's calls of module functions).
+  std::unordered_set<std::string> streamReturners;
   std::unordered_map<std::string, Fact> globals;               // module-level names
   std::unordered_map<std::string, std::unordered_map<std::string, Fact>> classAttrs;  // "self.x"
   const ProjectKnowledge* knowledge = nullptr;                 // config: project helpers
@@ -131,6 +134,9 @@ class Lowerer {
   // self.* facts learned in this function (seeds the class's other methods).
   std::unordered_map<std::string, Fact> selfFacts() const;
   const std::unordered_map<std::string, Fact>& env() const { return env_; }
+  // Some `return` hands out a side stream: one it made or one kept in a cache it fills with
+  // new streams (`_streams[dev] = Stream(dev)`; `return _streams[dev]`).
+  bool returnsSideStream() const { return returnsSideStream_; }
 
  private:
   // statements (PyLowering.cpp)
@@ -141,6 +147,8 @@ class Lowerer {
   void noteStateOrigin(TSNode target, TSNode from);
   void noteArgumentPart(TSNode target, TSNode from);
   void nameProducers(TSNode target, const std::string& path, const Value& v);
+  void alias(const std::string& name, const std::string& from);
+  void handOut(TSNode s);  // a return or a yield
   void lowerIf(TSNode s);
   void lowerLoop(TSNode s);
   // What one iteration of `for <left> in <right>` binds: the parts of a zip/enumerate, or the
@@ -250,6 +258,7 @@ class Lowerer {
   int depth_ = 0;  // expression nesting (eval recursion)
   static constexpr int kMaxDepth = 400;
   std::unordered_map<std::string, Fact> env_;
+  bool returnsSideStream_ = false;
   std::unordered_set<std::string> loopBound_;  // names bound from a `for` target (loader batches)
   std::unordered_set<std::string> lossElements_;  // names bound by iterating a container of losses
   void noteLossElements(TSNode left, const Iteration& it);

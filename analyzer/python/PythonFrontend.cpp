@@ -159,6 +159,7 @@ class ModuleLowering {
         for (const auto& c : it->second) low.callerInput(c.index, c.why, def);
     TSNode body = field(def, "body");
     low.lowerBlock(body);
+    if (low.returnsSideStream()) mc_.streamReturners.insert(name);
     if (!cls.empty())
       for (auto& [k, fact] : low.selfFacts()) mc_.classAttrs[cls].emplace(k, fact);
     // Taken now: lowering a nested function adds to m_.functions, which moves this one's

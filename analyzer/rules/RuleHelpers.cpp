@@ -41,8 +41,11 @@ bool orderedBetween(const model::Function& f, size_t from, size_t to, const mode
                     const model::StreamRef& producer) {
   auto orders = [&](size_t i) {
     const auto& e = f.events[i];
-    // `to` past the last event means "by the end of the function": only unconditional code counts.
-    if (to < f.events.size() ? !model::dominates(f, i, to) : !model::alwaysRuns(f, i)) return false;
+    // `to` past the last event means "by the end of the function": only code that runs whenever
+    // the producer ran counts: unconditional code, or (no flow graph) code after the producer in
+    // a scope that holds it (a prefetch loop's wait after the region of the same iteration).
+    const bool afterProducer = f.flow.empty() && i > from && model::scopeWithin(f, f.events[from].scope, f.events[i].scope);
+    if (to < f.events.size() ? !model::dominates(f, i, to) : !model::alwaysRuns(f, i) && !afterProducer) return false;
     // A blocking copy or a value read synchronizes the stream it runs on: if that is the
     // producer's, the host has waited for the producer before queuing anything after.
     bool drainsProducer = (e.sync == model::SyncKind::Stream || e.sync == model::SyncKind::BlockingCopy ||

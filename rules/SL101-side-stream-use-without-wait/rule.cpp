@@ -82,7 +82,10 @@ class SideStreamUseWithoutWait : public Rule {
       for (size_t i = 0; i < f.events.size() && first < 0; ++i) {
         const auto& e = f.events[i];
         if (!model::scopeWithin(f, e.scope, int(r)) || !sameStream(e.stream, sc.stream)) continue;
-        bool outside = (e.kind == EventKind::Work || e.kind == EventKind::Backward) &&
+        // A copy out of device memory (D2H, D2D) reads its source on the region's stream too.
+        const bool readsDevice = e.kind == EventKind::Copy && (e.dir == model::CopyDir::DeviceToHost ||
+                                                               e.dir == model::CopyDir::DeviceToDevice);
+        bool outside = (e.kind == EventKind::Work || e.kind == EventKind::Backward || readsDevice) &&
                        std::any_of(e.reads.begin(), e.reads.end(), [&](const std::string& v) { return producerOf(f, v, i) < 0; });
         const model::FunctionSummary* s = e.kind == EventKind::Call ? ctx.summary().of(e.callee) : nullptr;
         if (outside || (s && s->deviceWork)) first = long(i);
@@ -97,17 +100,25 @@ class SideStreamUseWithoutWait : public Rule {
       // A stream constructed in the region's own header (`with torch.cuda.stream(torch.cuda.Stream()):`)
       // is new: nobody can have made it wait, and a wait must be called on it before the region.
       const bool fresh = sc.freshStream;
-      const std::string fix = fresh ? "create the stream before the region (s = torch.cuda.Stream()), call "
+      std::string fix = fresh ? "create the stream before the region (s = torch.cuda.Stream()), call "
                                       "s.wait_stream(torch.cuda.current_stream()), then enter torch.cuda.stream(s)"
                                     : "call " + waitHint(ctx.module().lang, sc.stream, model::StreamRef::current()) +
                                           " before the region";
+      const long dead = given ? -1 : deadRecordBefore(ctx.module(), f, size_t(first), sc.stream);
+      if (dead >= 0 && !fresh && ctx.module().lang == model::Lang::Python)
+        fix = "call " + (sc.stream.name.empty() ? std::string("the side stream") : sc.stream.name) + ".wait_event(" +
+              f.events[size_t(dead)].value + ") before the region";
       Finding& out = ctx.report(e.loc, what + " on " + sc.stream.describe() +
                                            ", but nothing makes that stream wait for the stream its inputs were "
                                            "produced on: it can read them before they are written; " + fix);
       // Measured on 21 projects: the wait is usually done by the caller or a helper, so these
       // are shown only with --min-confidence low; not for a stream created in the header, nor
       // for the inputs autograd or a module call hands over (producedByCaller).
-      out.properties["confidence"] = fresh || given ? "medium" : "low";
+      out.properties["confidence"] = fresh || given || dead >= 0 ? "medium" : "low";
+      if (dead >= 0)
+        ctx.note(out, f.events[size_t(dead)].loc,
+                 "'" + f.events[size_t(dead)].value + "' is recorded on " + f.events[size_t(dead)].stream.describe() +
+                     " here, but nothing ever waits on it: the wait it was recorded for is missing");
       if (given)
         ctx.note(out, f.loc, "'" + *given + "' is an argument of `" + f.name.substr(f.name.rfind('.') + 1) + "()` (" +
                                  f.hot + "): it was produced on the caller's current stream when the call was made");
@@ -115,6 +126,34 @@ class SideStreamUseWithoutWait : public Rule {
                                     "made it wait for the inputs' stream"
                                   : "side-stream region starts here");
     }
+  }
+
+  // An event recorded on another stream before `use` that nothing waits on, synchronizes or
+  // hands on (in this function, or in any method of its class for object state): the code
+  // records it to order the side stream after that stream, and the wait is missing. Index of
+  // the record, or -1.
+  static long deadRecordBefore(const model::Module& m, const model::Function& f, size_t use,
+                               const model::StreamRef& side) {
+    for (size_t k = use; k-- > 0;) {
+      const auto& r = f.events[k];
+      if (r.kind != EventKind::EventRecord || r.value.empty() || sameStream(r.stream, side)) continue;
+      // Object state is judged over the class's methods; a local handed elsewhere is not ours.
+      const std::string root = stateRoot(f, r.value);
+      if (root.empty() && (std::find(f.escaped.begin(), f.escaped.end(), r.value) != f.escaped.end() ||
+                           std::find(f.returned.begin(), f.returned.end(), r.value) != f.returned.end()))
+        continue;
+      const std::string cls = f.name.substr(0, f.name.rfind('.') == std::string::npos ? 0 : f.name.rfind('.'));
+      bool used = false;
+      for (const auto& g : m.functions) {
+        if (&g != &f && (root.empty() || cls.empty() || !g.name.starts_with(cls + "."))) continue;
+        for (const auto& e : g.events) {
+          const bool touches = e.value == r.value || (!root.empty() && stateRoot(g, e.value) == root);
+          used |= touches && (e.kind == EventKind::Wait || e.kind == EventKind::HostSync || e.kind == EventKind::Call);
+        }
+      }
+      if (!used) return long(k);
+    }
+    return -1;
   }
 
   // A value read by the region's GPU work that an autograd.Function's forward/backward, an nn.Module's forward or

@@ -19,7 +19,10 @@ class CrossStreamFree : public Rule {
       for (size_t u = 0; u < f.events.size(); ++u) {
         const auto& use = f.events[u];
         if (use.kind == EventKind::RecordStream && ctx.module().lang == model::Lang::Python) noOpRecord(ctx, f, u);
-        if (!use.stream.isSide() || use.kind == EventKind::RecordStream) continue;
+        if (use.kind == EventKind::RecordStream) continue;
+        // A use on a side stream of what another stream allocated, or (Python) a use on the
+        // current stream of what a side-stream region produced.
+        if (!use.stream.isSide() && ctx.module().lang != model::Lang::Python) continue;
         for (const auto& v : use.reads) checkValue(ctx, f, v, u);
       }
     acrossMethods(ctx);
@@ -80,11 +83,28 @@ class CrossStreamFree : public Rule {
     ctx.note(out, alloc.loc, "allocated here");
   }
 
+  // `v` is new storage made by `e`: an allocation, or (Python) the result of GPU work bound to
+  // a plain local (`out = self.mlp(x)`, `y = x @ w`; not an in-place `x.mul_()` nor a write into
+  // a part of something): the caching allocator takes it from the pool of the stream `e` runs on.
+  static bool allocates(const model::Event& e, const std::string& v) {
+    if (e.kind == EventKind::Alloc) return true;
+    if (e.kind != EventKind::Work || !e.stream.isSide() || v.find_first_of(".[") != std::string::npos) return false;
+    if (e.api.empty() || e.api.back() == '_' || e.api == "augmented-assignment" || e.api == "setitem") return false;
+    return std::find(e.writes.begin(), e.writes.end(), v) != e.writes.end() &&
+           std::find(e.reads.begin(), e.reads.end(), v) == e.reads.end();
+  }
+
   // C++: LibTorch tensors go through the caching allocator's recordStream; raw device memory
   // (cudaMallocAsync & co) has no such hook, so the freeing stream must wait for the side one.
   static std::string fixHint(bool cpp, const std::string& v, const model::Event& alloc, const model::StreamRef& side) {
     std::string s = side.name.empty() ? "<side stream>" : side.name;
-    if (!cpp) return "call " + v + ".record_stream(<side stream>) after the use";
+    // record_stream names the stream that uses the tensor (here `side`, the use's stream).
+    if (!cpp) {
+      std::string user = side.kind == model::StreamKind::Current || side.kind == model::StreamKind::Default
+                             ? "torch.cuda.current_stream()"
+                             : side.name.empty() ? "<side stream>" : side.name;
+      return "call " + v + ".record_stream(" + user + ") after the use";
+    }
     bool raw = alloc.api.rfind("cu", 0) == 0;
     std::string wait = "make the freeing stream wait for " + s + " first: " + waitHint(model::Lang::Cpp, alloc.stream, side);
     if (raw) return wait;
@@ -97,7 +117,10 @@ class CrossStreamFree : public Rule {
     if (p < 0) return;
     const auto& alloc = f.events[size_t(p)];
     const auto& side = f.events[u].stream;
-    if (alloc.kind != EventKind::Alloc || sameStream(alloc.stream, side)) return;
+    if (!allocates(alloc, v) || sameStream(alloc.stream, side)) return;
+    // The reverse direction (made in a side region, used on the current stream) is the
+    // prefetch/overlap shape: only for a stream the code names, not one it was handed.
+    if (!side.isSide() && alloc.stream.kind != model::StreamKind::Side) return;
     const EventIndex* ix = eventIndex(f);
     if (ix ? ix->recorded.count(v) > 0
            : std::any_of(f.events.begin(), f.events.end(),
