@@ -190,14 +190,21 @@ EventMethod lookupEventMethod(std::string_view name) {
   return EventMethod::None;
 }
 
-bool returnsNewStorage(std::string_view m) {
-  static const std::unordered_set<std::string_view> copies = {
+namespace {
+// Tensor methods that compute a new tensor (not a view, not in place).
+const std::unordered_set<std::string_view>& computingMethods() {
+  static const std::unordered_set<std::string_view> t = {
       "clone", "float", "half", "bfloat16", "double", "long", "int", "new_zeros", "new_empty",
       "new_ones", "new_full", "new_tensor", "type_as", "sum", "mean", "max", "min", "norm",
       "abs", "sqrt", "exp", "log", "neg", "pow", "add", "sub", "mul", "div", "matmul", "mm",
       "bmm", "softmax", "sigmoid", "tanh", "relu", "cumsum", "argmax", "argmin", "topk", "sort",
       "repeat", "to_dense", "to_sparse"};
-  if (copies.count(m)) return true;
+  return t;
+}
+}  // namespace
+
+bool returnsNewStorage(std::string_view m) {
+  if (computingMethods().count(m)) return true;
   switch (lookupTensorMethod(m)) {
     case Method::Other: case Method::InPlace: case Method::CopyInto: case Method::RecordStream: return false;
     default: return true;
@@ -219,6 +226,11 @@ bool isTensorOnlyMethod(std::string_view n) {
       "new_tensor", "zero_", "fill_", "add_", "mul_", "sub_", "div_", "copy_", "clamp_", "half",
       "bfloat16", "float", "long", "pin_memory", "is_pinned", "masked_select", "nonzero"};
   return t.count(n) > 0;
+}
+
+bool isDeviceComputeMethod(std::string_view n) {
+  // `sort` is also a list's method; the rest exist on tensors (and numpy arrays) only.
+  return n != "sort" && (computingMethods().count(n) || combinesOperands(n) || isTensorOnlyMethod(n));
 }
 
 bool combinesOperands(std::string_view n) {

@@ -231,6 +231,8 @@ Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a)
     else if (readsValue && forwardInput(recv.path)) usedAsTensor(recv, a.call, "calls ." + std::string(method) + "()");
     // `loss.item()`: numbers have no .item(); what is read is a loss tensor (asTensor says where).
     else if (readsValue && namedAsLoss(recv.path, a.call)) asTensor(recv, a.call, "calls ." + std::string(method) + "()");
+    // `y.sum()` inside `with torch.cuda.stream(s):`: the region exists to queue GPU work on s.
+    else if (isDeviceComputeMethod(method)) queuedInRegion(recv, a.call, method);
     // `x.cpu()` in the model's own per-step code (a forward, an autograd.Function, an optimizer's
     // step, a hook), in a project that uses CUDA: a copy that only a GPU tensor needs (it is a
     // no-op on the host), written where the GPU runs (offloading a saved input in an
@@ -607,7 +609,14 @@ Value Lowerer::callTensorMethod(const Value& in, std::string_view method, CallAr
       if (!recv.path.empty()) e.writes.push_back(recv.path);
       return recv;
     }
-    case Method::PinMemory:
+    case Method::PinMemory: {
+      // Only a CPU tensor can be pinned (a CUDA one raises): no GPU work, and the receiver was
+      // on the host all along.
+      if (!recv.path.empty() && recv.fact.conf != model::Confidence::High) env_[recv.path] = Fact(Kind::HostTensor);
+      Value v = make(Kind::HostTensor);
+      v.fact.pinned = true;
+      return v;
+    }
     case Method::Other:
       emitWork(at, operands, api);
       return cudaFrom(recv.fact);

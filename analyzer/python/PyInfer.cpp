@@ -44,6 +44,22 @@ void Lowerer::asTensor(Value& v, TSNode at, const std::string& why) {
   env_[v.path] = v.fact;
 }
 
+// `v` (unknown kind) computes with a tensor method inside a side-stream region: the code put
+// it there to run on that stream's GPU queue, so it is a CUDA tensor, at medium confidence (a
+// numpy array has the same methods, but is not what a CUDA stream region is for).
+void Lowerer::queuedInRegion(Value& v, TSNode at, std::string_view method) {
+  if (v.fact.kind != Kind::Unknown || v.path.empty() || v.path == "self" || !v.canonical.empty()) return;
+  if (!mc_.imports.canonical(rootOf(v.path)).empty() || cpuFunction_ || cpuBranch_) return;
+  const model::StreamRef s = model::effectiveStream(fn_, scope_);
+  if (!s.isSide() || model::enclosingSideRegion(fn_, scope_) < 0) return;
+  v.fact = Fact{};
+  v.fact.kind = Kind::CudaTensor;
+  v.fact.conf = Confidence::Medium;
+  v.fact.why = because(nullptr, locOf(at), "'" + v.path + "' calls ." + std::string(method) + "() inside a region on " +
+                                               s.describe() + ": the work queued there runs on the GPU");
+  env_[v.path] = v.fact;
+}
+
 bool Lowerer::namedAsLoss(const std::string& path, TSNode at) const {
   const std::string root = rootOf(path);
   if (!(root == path && lossElements_.count(root)) && !looksLikeLossName(path)) return false;

@@ -272,6 +272,12 @@ void Lowerer::lowerAssignment(TSNode a) {
   Value v = is(right, "assignment") ? (lowerAssignment(right), eval(field(right, "left")))
                                     : eval(right);
   TSNode left = field(a, "left");
+  // `p.grad = None`, `self.buf = None`: the object drops its tensor (a gradient's only owner, as
+  // a rule): a lifetime end for the storage used through that name. (A local's rebinding is
+  // bind's.)
+  if (is(right, "none") && is(left, "attribute"))
+    if (std::string p = pathOf(left); !p.empty() && isCuda(Value{lookup(p), p, "", false}) && !lookup(p).local)
+      emit(EventKind::Free, left, "drop").value = p;
   bind(left, v);
   noteStateOrigin(left, right);
   noteArgumentPart(left, right);

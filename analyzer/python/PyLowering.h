@@ -184,6 +184,7 @@ class Lowerer {
   // `v` calls a tensor method (or reads itself on the host): a tensor of unknown device, or of
   // the module's device when it is read from an input of forward (forwardInput).
   void usedAsTensor(Value& v, TSNode at, const std::string& why);
+  void queuedInRegion(Value& v, TSNode at, std::string_view method);
   void condition(TSNode cond);
 
   // expressions (PyExpr.cpp)

@@ -32,6 +32,18 @@ long producerOf(const model::Function& f, const std::string& value, size_t befor
   return -1;
 }
 
+bool handedOverInputs(const model::Function& f) {
+  if (f.hot.empty() || f.hotViaCaller) return false;
+  return f.hot.starts_with("autograd.Function.") || f.hot == "nn.Module.forward" ||
+         f.hot.starts_with("a hook registered");
+}
+
+std::string parameterRoot(const model::Function& f, const std::string& path) {
+  std::string head = path.substr(0, path.find_first_of(".["));
+  if (head == "self" || head == "ctx" || std::find(f.params.begin(), f.params.end(), head) == f.params.end()) return "";
+  return head;
+}
+
 bool sameStream(const model::StreamRef& a, const model::StreamRef& b) {
   auto norm = [](StreamKind k) { return k == StreamKind::Default ? StreamKind::Current : k; };
   return norm(a.kind) == norm(b.kind) && a.name == b.name;
@@ -43,8 +55,13 @@ bool orderedBetween(const model::Function& f, size_t from, size_t to, const mode
     const auto& e = f.events[i];
     // `to` past the last event means "by the end of the function": only code that runs whenever
     // the producer ran counts: unconditional code, or (no flow graph) code after the producer in
-    // a scope that holds it (a prefetch loop's wait after the region of the same iteration).
-    const bool afterProducer = f.flow.empty() && i > from && model::scopeWithin(f, f.events[from].scope, f.events[i].scope);
+    // a scope that holds it (the join after a region under `if`), or later in the same loop
+    // iteration (a prefetch loop's wait after the region, also under the branch that tests for
+    // the stream: `if stream is not None: current_stream().wait_stream(stream)`).
+    const int loop = model::enclosingScope(f, f.events[from].scope, model::ScopeKind::Loop);
+    const bool afterProducer = f.flow.empty() && i > from &&
+                               (model::scopeWithin(f, f.events[from].scope, f.events[i].scope) ||
+                                (loop >= 0 && model::scopeWithin(f, f.events[i].scope, loop)));
     if (to < f.events.size() ? !model::dominates(f, i, to) : !model::alwaysRuns(f, i) && !afterProducer) return false;
     // A blocking copy or a value read synchronizes the stream it runs on: if that is the
     // producer's, the host has waited for the producer before queuing anything after.

@@ -26,4 +26,12 @@ std::string waitHint(model::Lang lang, const model::StreamRef& waiter, const mod
 // the code switched streams).
 bool sameStream(const model::StreamRef& a, const model::StreamRef& b);
 
+// Whether `f` is called by autograd or a module call with its tensor arguments, produced on
+// the stream current at the call: an autograd.Function's forward/backward, an nn.Module's
+// forward, a registered hook (python/PyFunctionRoles.h names them in Function::hot).
+bool handedOverInputs(const model::Function& f);
+
+// The parameter of `f` a value path starts from (`p` for "p.grad"), or "" (also for self/ctx).
+std::string parameterRoot(const model::Function& f, const std::string& path);
+
 }  // namespace sl::rules

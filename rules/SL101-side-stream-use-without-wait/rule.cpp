@@ -1,5 +1,6 @@
 // SL101 side-stream-use-without-wait: see rule.md.
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "rules/ClassProtocol.h"
@@ -105,6 +106,25 @@ class SideStreamUseWithoutWait : public Rule {
                                     : "call " + waitHint(ctx.module().lang, sc.stream, model::StreamRef::current()) +
                                           " before the region";
       const long dead = given ? -1 : deadRecordBefore(ctx.module(), f, size_t(first), sc.stream);
+      // The module's other regions on this stream wait before they start: this one breaks the
+      // module's own protocol (the wait was forgotten or deleted here), not a convention that
+      // callers wait.
+      // Both promotions need an input whose producer is known to be elsewhere: the caller's
+      // argument, the object's state or a callee's work (not a local made by a call the model
+      // does not know, which may have run in the region itself).
+      // (Not a backward: autograd orders its ops after their forward's stream itself.)
+      const bool handed = e.kind == EventKind::Call || (e.kind != EventKind::Backward && std::any_of(e.reads.begin(), e.reads.end(), [&](const std::string& v) {
+                            if (producerOf(f, v, size_t(first)) >= 0) return false;
+                            const std::string root = stateRoot(f, v);
+                            return !parameterRoot(f, v).empty() || (!root.empty() && !constructorConstant(ctx.module(), f, root));
+                          }));
+      const std::optional<Peer> peer = !handed || given || fresh || dead >= 0 || calleeWaits(ctx.module(), e, sc.stream)
+                                           ? std::nullopt
+                                           : peerWait(ctx.module(), f, sc.stream);
+      // Half of the protocol is here: the function joins the side stream after the region (the
+      // current stream waits for it), so it orders the two streams itself, yet the side stream
+      // never waits for the current one before reading its inputs.
+      const long join = !handed || given || fresh || dead >= 0 || peer ? -1 : joinAfter(f, int(r), size_t(first), sc.stream);
       if (dead >= 0 && !fresh && ctx.module().lang == model::Lang::Python)
         fix = "call " + (sc.stream.name.empty() ? std::string("the side stream") : sc.stream.name) + ".wait_event(" +
               f.events[size_t(dead)].value + ") before the region";
@@ -114,7 +134,13 @@ class SideStreamUseWithoutWait : public Rule {
       // Measured on 21 projects: the wait is usually done by the caller or a helper, so these
       // are shown only with --min-confidence low; not for a stream created in the header, nor
       // for the inputs autograd or a module call hands over (producedByCaller).
-      out.properties["confidence"] = fresh || given || dead >= 0 ? "medium" : "low";
+      out.properties["confidence"] = fresh || given || dead >= 0 || peer || join >= 0 ? "medium" : "low";
+      if (join >= 0)
+        ctx.note(out, f.events[size_t(join)].loc, "the function joins " + sc.stream.describe() +
+                                                      " here, after the region, but never makes it wait before");
+      if (peer)
+        ctx.note(out, peer->wait->loc, methodName(*peer->fn) + " makes " + sc.stream.describe() +
+                                           " wait here before its region; the region above has no such wait");
       if (dead >= 0)
         ctx.note(out, f.events[size_t(dead)].loc,
                  "'" + f.events[size_t(dead)].value + "' is recorded on " + f.events[size_t(dead)].stream.describe() +
@@ -126,6 +152,70 @@ class SideStreamUseWithoutWait : public Rule {
                                     "made it wait for the inputs' stream"
                                   : "side-stream region starts here");
     }
+  }
+
+  // A wait by stream `s` (by its name: `self.comm`, a module's stream) that another function of
+  // the module issues before a region on `s`, with the work of that region after it; nullptr
+  // when there is none. Waits by the region's stream inside the region do not count (they
+  // order later work), nor a host sync (it is not the stream's protocol).
+  struct Peer {
+    const model::Function* fn;
+    const model::Event* wait;
+  };
+  static std::optional<Peer> peerWait(const model::Module& m, const model::Function& self, const model::StreamRef& s) {
+    if (s.kind != model::StreamKind::Side || s.name.empty()) return std::nullopt;
+    for (const auto& g : m.functions) {
+      if (&g == &self) continue;
+      for (size_t k = 0; k < g.events.size(); ++k) {
+        const auto& w = g.events[k];
+        if (w.kind != EventKind::Wait || !sameStream(w.stream, s) || model::enclosingSideRegion(g, w.scope) >= 0) continue;
+        for (size_t r = 0; r < g.scopes.size(); ++r)
+          if (g.scopes[r].kind == model::ScopeKind::StreamRegion && sameStream(g.scopes[r].stream, s) &&
+              g.scopes[r].loc.line > w.loc.line)
+            return Peer{&g, &w};
+      }
+    }
+    return std::nullopt;
+  }
+
+  // Object state made once by the class's `__init__` (`self.mean = torch.tensor(...).cuda()`)
+  // and written by no other function: set-up done long before any region runs, not data
+  // handed over per step.
+  static bool constructorConstant(const model::Module& m, const model::Function& f, const std::string& root) {
+    const size_t dot = f.name.rfind('.');
+    if (dot == std::string::npos) return false;
+    const std::string ctor = f.name.substr(0, dot) + ".__init__";
+    bool inCtor = false;
+    for (const auto& g : m.functions)
+      for (const auto& e : g.events) {
+        bool writes = stateRoot(g, e.value) == root && e.kind != EventKind::Work;
+        for (const auto& w : e.writes) writes |= stateRoot(g, w) == root;
+        if (!writes) continue;
+        if (g.name != ctor) return false;
+        inCtor = true;
+      }
+    return inCtor;
+  }
+
+  // Index of a wait, after region `r` and outside it, of a stream other than `s` for `s` (the
+  // join `current_stream().wait_stream(s)`), or -1.
+  static long joinAfter(const model::Function& f, int r, size_t first, const model::StreamRef& s) {
+    for (size_t k = first + 1; k < f.events.size(); ++k) {
+      const auto& w = f.events[k];
+      if (w.kind == EventKind::Wait && !model::scopeWithin(f, w.scope, r) && !sameStream(w.stream, s) &&
+          sameStream(w.other, s))
+        return long(k);
+    }
+    return -1;
+  }
+
+  // `e` calls a function of the module that makes stream `s` wait itself (at its top, before
+  // its work): the protocol's wait is in the callee.
+  static bool calleeWaits(const model::Module& m, const model::Event& e, const model::StreamRef& s) {
+    const model::Function* g = e.kind == EventKind::Call ? m.find(e.callee) : nullptr;
+    return g && std::any_of(g->events.begin(), g->events.end(), [&](const model::Event& w) {
+             return w.kind == EventKind::Wait && sameStream(w.stream, s);
+           });
   }
 
   // An event recorded on another stream before `use` that nothing waits on, synchronizes or
@@ -162,21 +252,14 @@ class SideStreamUseWithoutWait : public Rule {
   // a side stream that reads it must wait for that stream first. nullptr when none.
   // Looked for in the region's GPU work from its first use (`first`) on.
   static const std::string* producedByCaller(const model::Function& f, int region, size_t first) {
-    if (f.hot.empty() || f.hotViaCaller) return nullptr;
-    const bool handedOver = f.hot.starts_with("autograd.Function.") || f.hot == "nn.Module.forward" ||
-                            f.hot.starts_with("a hook registered");
-    if (!handedOver) return nullptr;
+    if (!handedOverInputs(f)) return nullptr;
     for (size_t i = first; i < f.events.size(); ++i) {
       const auto& e = f.events[i];
       if (!model::scopeWithin(f, e.scope, region)) continue;
       if (e.kind == EventKind::Wait) return nullptr;  // ordered from here on
       if (e.kind != EventKind::Work && e.kind != EventKind::Copy && e.kind != EventKind::Backward) continue;
-      for (const auto& v : e.reads) {
-        std::string head = v.substr(0, v.find_first_of(".["));
-        if (head != "self" && head != "ctx" && producerOf(f, v, i) < 0 &&
-            std::find(f.params.begin(), f.params.end(), head) != f.params.end())
-          return &v;
-      }
+      for (const auto& v : e.reads)
+        if (producerOf(f, v, i) < 0 && !parameterRoot(f, v).empty()) return &v;
     }
     return nullptr;
   }

@@ -1,4 +1,5 @@
 // SL102 side-stream-result-without-join: see rule.md.
+#include <algorithm>
 #include <set>
 
 #include "rules/ClassProtocol.h"
@@ -18,7 +19,7 @@ class SideStreamResultWithoutJoin : public Rule {
       for (size_t i = 0; i < f.events.size(); ++i) {
         const auto& e = f.events[i];
         for (const auto& v : e.reads)
-          if (unjoined(f, v, i, e.stream) && reported.insert({e.loc.line, v}).second) {
+          if (unjoined(ctx, f, v, i, e.stream) && reported.insert({e.loc.line, v}).second) {
             const auto& prod = f.events[size_t(producerOf(f, v, i))];
             Finding& out = ctx.report(
                 e.loc, "'" + v + "' was written on " + prod.stream.describe() + " and is used here on " +
@@ -30,18 +31,115 @@ class SideStreamResultWithoutJoin : public Rule {
           }
       }
       std::set<std::string> seen;
-      for (const auto& v : f.returned)
-        if (seen.insert(v).second && unjoined(f, v, f.events.size(), model::StreamRef::current())) {
-          const auto& prod = f.events[size_t(producerOf(f, v, f.events.size()))];
-          ctx.report(prod.loc, "'" + v + "' is written on " + prod.stream.describe() +
-                                   " and returned without the caller's stream waiting for it; call " +
-                                   joinHint(ctx, model::StreamRef::current(), prod.stream) + " before returning");
-        }
+      for (size_t k = 0; k < f.returned.size(); ++k) {
+        const std::string& v = f.returned[k];
+        if (!seen.insert(v).second || !unjoined(ctx, f, v, f.events.size(), model::StreamRef::current())) continue;
+        const auto& prod = f.events[size_t(producerOf(f, v, f.events.size()))];
+        // Reported where the join goes: at the end of the side-stream region that wrote it (its
+        // last event), else at the write; the write and the `return`/`yield` that hands it out
+        // are notes.
+        const bool at = k < f.returnedAt.size() && f.returnedAt[k].known();
+        const Loc end = regionEnd(f, prod);
+        Finding& out = ctx.report(end, "'" + v + "' is written on " + prod.stream.describe() +
+                                           " and handed to the caller (returned or yielded) without the caller's stream "
+                                           "waiting for it; call " + joinHint(ctx, model::StreamRef::current(), prod.stream) +
+                                           " after the region");
+        if (!(end == prod.loc)) ctx.note(out, prod.loc, "'" + v + "' written on " + prod.stream.describe() + " here");
+        if (at) ctx.note(out, f.returnedAt[k], "'" + v + "' handed to the caller here");
+        // The caller handed the stream in (`def forward(inputs, stream)`): it holds the stream and
+        // usually joins it where it uses the result (lmdeploy's model_forward).
+        if (streamIsParameter(f, prod.stream)) out.properties["confidence"] = "low";
+      }
+      argumentsWritten(ctx, f, reported);
     }
     acrossMethods(ctx, reported);
   }
 
  private:
+  // A tensor the caller passed in (`dst`, `bufs[i]`) written in place on a side stream, and the
+  // function ends with nothing making the current stream wait for that write: the caller sees
+  // the argument as ready on its own stream. Not when the stream is the caller's to join (a
+  // parameter), when the function records an event on it after the write (the hand-off), nor
+  // when the module joins the stream in a function that has no region of its own on it (the
+  // join lives in a `wait()`/`synchronize()` method of the protocol). Medium confidence.
+  static void argumentsWritten(RuleContext& ctx, const model::Function& f,
+                               std::set<std::pair<uint32_t, std::string>>& reported) {
+    std::set<std::string> seen;
+    for (size_t i = 0; i < f.events.size(); ++i) {
+      const auto& e = f.events[i];
+      if (!e.stream.isSide() || e.stream.name.empty() || (e.kind != EventKind::Work && e.kind != EventKind::Copy)) continue;
+      for (const auto& v : e.writes) {
+        const std::string root = parameterRoot(f, v);
+        if (root.empty() || !seen.insert(root).second) continue;
+        if (std::find(f.returned.begin(), f.returned.end(), v) != f.returned.end()) continue;  // reported above
+        if (usedLater(f, i, v)) continue;  // that use is judged above
+        if (!unjoined(ctx, f, v, f.events.size(), model::StreamRef::current())) continue;
+        if (streamIsParameter(f, e.stream) || recordedAfter(f, i, e.stream) || joinedElsewhere(ctx.module(), e.stream))
+          continue;
+        // C/C++: a stream taken from a context object the caller holds (`ctx->stream()`) is an
+        // asynchronous API's contract (the caller synchronizes that context); only a stream the
+        // function creates itself is known to be out of the caller's reach.
+        if (ctx.module().lang == model::Lang::Cpp && !createdHere(f, e.stream)) continue;
+        if (!reported.insert({e.loc.line, v}).second) continue;
+        Finding& out = ctx.report(e.loc, "'" + v + "' (an argument of " + methodName(f) + ") is written on " +
+                                             e.stream.describe() + " and the function returns without the caller's "
+                                             "stream waiting for it: the caller can read it before it is written; call " +
+                                             joinHint(ctx, model::StreamRef::current(), e.stream) +
+                                             " before returning");
+        out.properties["confidence"] = "medium";
+        ctx.note(out, f.loc, "'" + root + "' is handed in by the caller, which uses it on its current stream");
+      }
+    }
+  }
+
+  // The last event of the side-stream region holding `prod`, where the region's work ends and a
+  // join would follow; `prod`'s own location when it is in no region (a launch on a stream).
+  static Loc regionEnd(const model::Function& f, const model::Event& prod) {
+    const int r = model::enclosingSideRegion(f, prod.scope);
+    if (r < 0) return prod.loc;
+    Loc last = prod.loc;
+    for (const auto& e : f.events)
+      if (model::scopeWithin(f, e.scope, r) && last.line < e.loc.line) last = e.loc;
+    return last;
+  }
+
+  static bool usedLater(const model::Function& f, size_t from, const std::string& v) {
+    for (size_t k = from + 1; k < f.events.size(); ++k)
+      if (std::find(f.events[k].reads.begin(), f.events[k].reads.end(), v) != f.events[k].reads.end()) return true;
+    return false;
+  }
+
+  static bool createdHere(const model::Function& f, const model::StreamRef& s) {
+    return std::any_of(f.events.begin(), f.events.end(), [&](const model::Event& e) {
+      return e.kind == EventKind::StreamCreate && e.value == s.name;
+    });
+  }
+
+  static bool streamIsParameter(const model::Function& f, const model::StreamRef& s) {
+    const std::string head = s.name.substr(0, s.name.find_first_of(".["));
+    return std::find(f.params.begin(), f.params.end(), head) != f.params.end() && head != "self";
+  }
+
+  static bool recordedAfter(const model::Function& f, size_t from, const model::StreamRef& s) {
+    for (size_t k = from + 1; k < f.events.size(); ++k)
+      if (f.events[k].kind == EventKind::EventRecord && sameStream(f.events[k].stream, s)) return true;
+    return false;
+  }
+
+  // Some function of the module makes another stream wait for `s` without a region on `s`
+  // of its own before that wait: it joins work other functions queued.
+  static bool joinedElsewhere(const model::Module& m, const model::StreamRef& s) {
+    for (const auto& g : m.functions)
+      for (const auto& w : g.events) {
+        if (w.kind != EventKind::Wait || !sameStream(w.other, s)) continue;
+        const bool ownRegion = std::any_of(g.scopes.begin(), g.scopes.end(), [&](const model::Scope& sc) {
+          return sc.kind == model::ScopeKind::StreamRegion && sameStream(sc.stream, s) && sc.loc.line < w.loc.line;
+        });
+        if (!ownRegion) return true;
+      }
+    return false;
+  }
+
   // Written on a side stream in one method of a class, used on the current stream in another
   // (a prefetcher's preload() and next()), and no method joins the two (rules/ClassProtocol.h).
   // Medium confidence: the value is used by GPU work on a side stream, and a caller outside the
@@ -70,7 +168,8 @@ class SideStreamResultWithoutJoin : public Rule {
 
   // `v`, used at `at` on stream `consumer`, was last written on a different side stream and
   // nothing in between makes the consumer wait for it.
-  static bool unjoined(const model::Function& f, const std::string& v, size_t at, const model::StreamRef& consumer) {
+  static bool unjoined(RuleContext& ctx, const model::Function& f, const std::string& v, size_t at,
+                       const model::StreamRef& consumer) {
     long p = producerOf(f, v, at);
     if (p < 0) return false;
     const auto& prod = f.events[size_t(p)];
@@ -80,7 +179,18 @@ class SideStreamResultWithoutJoin : public Rule {
     if (at < f.events.size() && f.events[at].stream.isSide() &&
         (f.events[at].kind == EventKind::Work || f.events[at].kind == EventKind::Copy))
       return false;
-    return !orderedBetween(f, size_t(p), at, consumer, prod.stream);
+    return !orderedBetween(f, size_t(p), at, consumer, prod.stream) && !calleeDrainsDevice(ctx, f, size_t(p), at);
+  }
+
+  // A call in (from, to) whose callee synchronizes the whole device (`torch.cuda.synchronize()`
+  // in a helper, found through the project's summaries): every stream's work is done after it.
+  static bool calleeDrainsDevice(RuleContext& ctx, const model::Function& f, size_t from, size_t to) {
+    for (size_t k = from + 1; k < to && k < f.events.size(); ++k) {
+      if (f.events[k].kind != EventKind::Call) continue;
+      const model::FunctionSummary* s = ctx.summary().of(f.events[k].callee);
+      if (s && s->sync && s->sync->sync == model::SyncKind::Device) return true;
+    }
+    return false;
   }
 };
 

@@ -112,8 +112,55 @@ class CrossStreamFree : public Rule {
            ") after the use, or " + wait;
   }
 
+  // Where `v`, used at `u`, is next freed in this function (a `del`, a reassignment, `x.grad =
+  // None`) on a path from the use; events.size() when it is not.
+  static size_t freedAfter(const model::Function& f, const std::string& v, size_t u) {
+    size_t end = f.events.size();
+    auto dies = [&](size_t k) {
+      if (!model::mayFollow(f, u, k)) return false;
+      end = k;
+      return true;
+    };
+    if (const EventIndex* ix = eventIndex(f)) {
+      if (auto frees = ix->frees.find(v); frees != ix->frees.end()) anyBetween(frees->second, u, f.events.size(), dies);
+    } else {
+      for (size_t k = u + 1; k < f.events.size(); ++k)
+        if (f.events[k].kind == EventKind::Free && f.events[k].value == v && dies(k)) break;
+    }
+    return end;
+  }
+
+  static bool recorded(const model::Function& f, const std::string& v) {
+    if (const EventIndex* ix = eventIndex(f)) return ix->recorded.count(v) > 0;
+    return std::any_of(f.events.begin(), f.events.end(),
+                       [&](const model::Event& e) { return e.kind == EventKind::RecordStream && e.value == v; });
+  }
+
+  // A tensor autograd or a module call handed over (a hook's `p.grad`, a forward's input: made
+  // on the caller's current stream), read on a side stream and then dropped here (`p.grad =
+  // None`, `del x`) with no record_stream or wait: the allocator gives its block back to the
+  // current stream's pool while the side stream still reads it (torchao's CPU offload frees the
+  // gradient after its D2H copy is queued). Medium: the caller may still hold a reference.
+  static void handedOverThenFreed(RuleContext& ctx, const model::Function& f, const std::string& v, size_t u) {
+    const auto& side = f.events[u].stream;
+    if (!side.isSide() || !handedOverInputs(f) || parameterRoot(f, v).empty() || recorded(f, v)) return;
+    const size_t end = freedAfter(f, v, u);
+    if (end == f.events.size() || orderedBetween(f, u, end, model::StreamRef::current(), side)) return;
+    Finding& out = ctx.report(
+        f.events[end].loc, "'" + v + "' was produced on the caller's current stream and used on " + side.describe() +
+                               "; it is dropped here without record_stream or a wait: the allocator can hand its "
+                               "memory to new work while " + side.describe() + " still uses it; call " + v +
+                               ".record_stream(" + (side.name.empty() ? std::string("<side stream>") : side.name) +
+                               ") before dropping it");
+    out.properties["confidence"] = "medium";
+    ctx.note(out, f.loc, "'" + parameterRoot(f, v) + "' is an argument of `" + f.name.substr(f.name.rfind('.') + 1) +
+                             "()` (" + f.hot + "): what it holds was produced on the caller's current stream");
+    ctx.note(out, f.events[u].loc, "used on " + side.describe() + " here");
+  }
+
   static void checkValue(RuleContext& ctx, const model::Function& f, const std::string& v, size_t u) {
     long p = producerOf(f, v, u);
+    if (p < 0 && ctx.module().lang == model::Lang::Python) handedOverThenFreed(ctx, f, v, u);
     if (p < 0) return;
     const auto& alloc = f.events[size_t(p)];
     const auto& side = f.events[u].stream;
@@ -121,25 +168,10 @@ class CrossStreamFree : public Rule {
     // The reverse direction (made in a side region, used on the current stream) is the
     // prefetch/overlap shape: only for a stream the code names, not one it was handed.
     if (!side.isSide() && alloc.stream.kind != model::StreamKind::Side) return;
-    const EventIndex* ix = eventIndex(f);
-    if (ix ? ix->recorded.count(v) > 0
-           : std::any_of(f.events.begin(), f.events.end(),
-                         [&](const model::Event& e) { return e.kind == EventKind::RecordStream && e.value == v; }))
-      return;
+    if (recorded(f, v)) return;
     // Where the tensor dies: an explicit free after the use, else the function's end for a
     // plain local that does not escape.
-    size_t end = f.events.size();
-    auto dies = [&](size_t k) {
-      if (!model::mayFollow(f, u, k)) return false;
-      end = k;
-      return true;
-    };
-    if (ix) {
-      if (auto frees = ix->frees.find(v); frees != ix->frees.end()) anyBetween(frees->second, u, f.events.size(), dies);
-    } else {
-      for (size_t k = u + 1; k < f.events.size(); ++k)
-        if (f.events[k].kind == EventKind::Free && f.events[k].value == v && dies(k)) break;
-    }
+    const size_t end = freedAfter(f, v, u);
     bool escapes = v.find_first_of(".[") != std::string::npos || v.find("->") != std::string::npos ||
                    f.name == "<module>" ||
                    std::find(f.returned.begin(), f.returned.end(), v) != f.returned.end() ||

@@ -16,11 +16,23 @@ class LegacyDefaultStreamLaunch : public Rule {
  public:
   void check(RuleContext& ctx) const override {
     const model::Module& m = ctx.module();
-    if (m.lang != model::Lang::Cpp || !usesStreams(m)) return;
+    if (m.lang != model::Lang::Cpp) return;
+    const bool streams = usesStreams(m);
     for (const auto& f : m.functions)
       for (const auto& e : f.events) {
-        if (!issuesGpuWork(e) || !e.streamExplicit || e.stream.kind != StreamKind::Legacy) continue;
+        if (!issuesGpuWork(e) || !e.streamExplicit) continue;
         std::string what = e.api.empty() ? "GPU work" : "'" + e.api + "'";
+        if (e.stream.kind == StreamKind::Default) {
+          // getDefaultCUDAStream(): the device's default (null) stream, whatever stream the
+          // caller made current. Only LibTorch code names it, and LibTorch code runs under the
+          // caller's current stream: no other use of streams is needed to make this wrong.
+          ctx.report(e.loc, what + " runs on the device's default stream (getDefaultCUDAStream()), not on the "
+                            "current stream: when the caller made another stream "
+                            "current (a side stream, PyTorch's non-blocking pool streams) this work is "
+                            "unordered with the work around it; use at::cuda::getCurrentCUDAStream()");
+          continue;
+        }
+        if (!streams || e.stream.kind != StreamKind::Legacy) continue;
         ctx.report(e.loc, what + " runs on the legacy default stream (no stream, 0, nullptr or "
                           "cudaStreamLegacy) in code that uses other streams: it serializes with "
                           "every blocking stream and is unordered with non-blocking ones such as "
@@ -39,7 +51,7 @@ class LegacyDefaultStreamLaunch : public Rule {
         if (s.kind == model::ScopeKind::StreamRegion) return true;
       for (const auto& e : f.events) {
         if (e.kind == EventKind::StreamCreate || e.kind == EventKind::RecordStream) return true;
-        if (e.streamExplicit && e.stream.kind != StreamKind::Legacy) return true;
+        if (e.streamExplicit && e.stream.kind != StreamKind::Legacy && e.stream.kind != StreamKind::Default) return true;
         if ((e.kind == EventKind::Work || e.kind == EventKind::Alloc) && !e.streamExplicit &&
             e.stream.kind != StreamKind::Legacy && e.stream.kind != StreamKind::PerThread)
           return true;

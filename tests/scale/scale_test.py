@@ -20,7 +20,8 @@ import tempfile
 
 def long_function(streamlint, tmp):
     n = 80000
-    lines = ["import torch", "", "def f(s):", "    x0 = torch.randn(4, device='cuda')",
+    # The stream is the module's own (a parameter's stream would be the caller's to join).
+    lines = ["import torch", "", "s = torch.cuda.Stream()", "", "def f():", "    x0 = torch.randn(4, device='cuda')",
              "    with torch.cuda.stream(s):"]
     lines += ["        x%d = x%d * 2 + x0" % (i, i - 1) for i in range(1, n)]
     lines.append("    return x%d" % (n - 1))
