@@ -11,8 +11,8 @@ class OverlappedMatmul(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, w):
         ctx.save_for_backward(x, w)
-        with torch.cuda.stream(side):
-            y = x @ w  # expect: SL101
+        with torch.cuda.stream(side):  # expect: SL101
+            y = x @ w
         torch.cuda.current_stream().wait_stream(side)
         return y
 

@@ -5,7 +5,7 @@ import torch
 
 
 def shared_expert(hidden: torch.Tensor, expert: torch.nn.Module, side: torch.cuda.Stream):
-    with torch.cuda.stream(side):
-        out = expert(hidden * 0.5)  # expect: SL101
+    with torch.cuda.stream(side):  # expect: SL101
+        out = expert(hidden * 0.5)
     torch.cuda.current_stream().wait_stream(side)
     return out

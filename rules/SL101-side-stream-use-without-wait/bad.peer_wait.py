@@ -16,6 +16,6 @@ class Communicator:
         torch.cuda.current_stream().wait_stream(self.comm)
 
     def reduce_scatter(self, out: torch.Tensor, grads: torch.Tensor):
-        with torch.cuda.stream(self.comm):
-            dist.reduce_scatter_tensor(out, grads)  # expect: SL101
+        with torch.cuda.stream(self.comm):  # expect: SL101
+            dist.reduce_scatter_tensor(out, grads)
         torch.cuda.current_stream().wait_stream(self.comm)

@@ -114,8 +114,8 @@ def write_metrics(loss_dict, data_time):
     # A stream created in the region's header: nothing can have made it wait for the stream the
     # losses were computed on (detectron2's train loop before its fix).
     device = next(iter(loss_dict.values())).device
-    with torch.cuda.stream(torch.cuda.Stream() if device.type == "cuda" else None):
-        metrics = {k: v.detach().cpu().item() for k, v in loss_dict.items()}  # expect: SL101
+    with torch.cuda.stream(torch.cuda.Stream() if device.type == "cuda" else None):  # expect: SL101
+        metrics = {k: v.detach().cpu().item() for k, v in loss_dict.items()}
     metrics["data_time"] = data_time
     return metrics
 
@@ -124,8 +124,8 @@ def backward_hook_on_a_side_stream(side, xs):
     # A hook's argument (here the incoming gradient) is produced on the stream current when the
     # hook runs; the side stream reads it with no wait.
     def hook(grad):
-        with torch.cuda.stream(side):
-            grad.mul_(2)  # expect: SL101
+        with torch.cuda.stream(side):  # expect: SL101
+            grad.mul_(2)
 
     for x in xs:
         x.register_hook(hook)

@@ -5,7 +5,7 @@ import torch
 
 
 def shared_branch(hidden, aux):
-    with torch.cuda.stream(aux):
-        out = hidden.mul(2).softmax(-1)  # expect: SL101
+    with torch.cuda.stream(aux):  # expect: SL101
+        out = hidden.mul(2).softmax(-1)
     torch.cuda.current_stream().wait_stream(aux)
     return out

@@ -12,9 +12,9 @@ class OffloadActivations(saved_tensors_hooks):
 
         def pack(activation: torch.Tensor) -> int:
             key = len(self.stash)
-            with torch.cuda.stream(self.copy_stream):
+            with torch.cuda.stream(self.copy_stream):  # expect: SL101
                 host = torch.empty(activation.shape, dtype=activation.dtype, pin_memory=True, device="cpu")
-                host.copy_(activation, non_blocking=True)  # expect: SL101
+                host.copy_(activation, non_blocking=True)
             self.stash[key] = (host, activation)
             return key
 

@@ -8,5 +8,5 @@ side = torch.cuda.Stream()
 
 def parameter_produced_by_the_caller(a: torch.Tensor):
     with torch.cuda.stream(side):
-        c = a * 2  # low confidence: shown with --min-confidence low
+        c = a * 2  # low confidence (reported at the region's header): shown with --min-confidence low
     return c

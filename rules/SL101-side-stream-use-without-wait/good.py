@@ -80,7 +80,7 @@ class Optimizer:
     def step(self, fp16: torch.Tensor, fp32: torch.Tensor):
         fp16.copy_(fp32)
         with torch.cuda.stream(self.comm_stream):
-            self.broadcast_params()  # low confidence: shown with --min-confidence low
+            self.broadcast_params()  # low confidence (reported at the region's header): shown with --min-confidence low
 
 def backward_hook_on_a_side_stream(side, xs):
     def hook(grad):
@@ -137,7 +137,7 @@ class ShardedOptimizerThatWaits:
             shard = self.shards.get(g)
             shard.data.copy_(master)
         with torch.cuda.stream(self.bcast):
-            self.broadcast_after_wait()  # low confidence: shown with --min-confidence low
+            self.broadcast_after_wait()  # low confidence (reported at the region's header): shown with --min-confidence low
 
     def broadcast_shards(self):
         for g in range(self.num_groups):
@@ -161,7 +161,7 @@ class CopiesAreNotState:
         scratch = self.buf.clone()
         scratch.mul_(2)
         with torch.cuda.stream(self.side):
-            self._consume()  # low confidence: shown with --min-confidence low
+            self._consume()  # low confidence (reported at the region's header): shown with --min-confidence low
 
     def _consume(self):
         self.out = self.buf + 1
@@ -176,7 +176,7 @@ class OtherStateThanTheCalleeReads:
         for g in self.grads:
             g.mul_(0.5)
         with torch.cuda.stream(self.comm):
-            self.sync_params()  # low confidence: shown with --min-confidence low
+            self.sync_params()  # low confidence (reported at the region's header): shown with --min-confidence low
 
     def sync_params(self):
         for p in self.params:
@@ -193,7 +193,7 @@ class ReductionIsNotState:
         total = self.buf.sum()
         total.mul_(2)
         with torch.cuda.stream(self.side):
-            self._consume()  # low confidence: shown with --min-confidence low
+            self._consume()  # low confidence (reported at the region's header): shown with --min-confidence low
 
     def _consume(self):
         self.out = self.buf + 1

@@ -128,7 +128,9 @@ class SideStreamUseWithoutWait : public Rule {
       if (dead >= 0 && !fresh && ctx.module().lang == model::Lang::Python)
         fix = "call " + (sc.stream.name.empty() ? std::string("the side stream") : sc.stream.name) + ".wait_event(" +
               f.events[size_t(dead)].value + ") before the region";
-      Finding& out = ctx.report(e.loc, what + " on " + sc.stream.describe() +
+      // Reported at the region's header, where the missing wait goes (the first use can be far
+      // down a long region); the use is a note.
+      Finding& out = ctx.report(sc.loc, what + " on " + sc.stream.describe() +
                                            ", but nothing makes that stream wait for the stream its inputs were "
                                            "produced on: it can read them before they are written; " + fix);
       // Measured on 21 projects: the wait is usually done by the caller or a helper, so these
@@ -148,9 +150,10 @@ class SideStreamUseWithoutWait : public Rule {
       if (given)
         ctx.note(out, f.loc, "'" + *given + "' is an argument of `" + f.name.substr(f.name.rfind('.') + 1) + "()` (" +
                                  f.hot + "): it was produced on the caller's current stream when the call was made");
-      ctx.note(out, sc.loc, fresh ? "side-stream region starts here, on a stream created right here: nothing can have "
-                                    "made it wait for the inputs' stream"
-                                  : "side-stream region starts here");
+      ctx.note(out, e.loc, "the region's first GPU work on its inputs" +
+                               std::string(fresh ? ", on a stream created in the region's header: nothing can have made "
+                                                   "it wait for the inputs' stream"
+                                                 : ""));
     }
   }
 
