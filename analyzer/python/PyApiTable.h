@@ -63,10 +63,10 @@ EventMethod lookupEventMethod(std::string_view name);
 
 // Methods only torch tensors have (not numpy arrays, lists or modules): calling one says the
 // receiver is a tensor, though not where it lives.
+bool isTensorOnlyMethod(std::string_view name);
 // A tensor computation method (`sum`, `mul`, `view`, `add_`...): called inside a side-stream
 // region on a value of unknown kind, it queues GPU work there (Lowerer::queuedInRegion).
 bool isDeviceComputeMethod(std::string_view n);
-bool isTensorOnlyMethod(std::string_view name);
 // Tensor methods that combine the receiver with their tensor arguments (`add`, `eq`, `matmul`,
 // `masked_fill`): torch requires the operands on one device (a CPU 0-dim scalar aside).
 bool combinesOperands(std::string_view name);

@@ -106,18 +106,20 @@ class SideStreamUseWithoutWait : public Rule {
                                     : "call " + waitHint(ctx.module().lang, sc.stream, model::StreamRef::current()) +
                                           " before the region";
       const long dead = given ? -1 : deadRecordBefore(ctx.module(), f, size_t(first), sc.stream);
+      // Two promotions below need an input whose producer is known to be elsewhere: the
+      // caller's argument, the object's state or a callee's work (not a local made by a call the
+      // model does not know, which may have run in the region itself; not a backward: autograd
+      // orders its ops after their forward's stream itself).
+      auto fromElsewhere = [&](const std::string& v) {
+        if (producerOf(f, v, size_t(first)) >= 0) return false;
+        const std::string root = stateRoot(f, v);
+        return !parameterRoot(f, v).empty() || (!root.empty() && !constructorConstant(ctx.module(), f, root));
+      };
+      const bool handed = e.kind == EventKind::Call ||
+                          (e.kind != EventKind::Backward && std::any_of(e.reads.begin(), e.reads.end(), fromElsewhere));
       // The module's other regions on this stream wait before they start: this one breaks the
       // module's own protocol (the wait was forgotten or deleted here), not a convention that
       // callers wait.
-      // Both promotions need an input whose producer is known to be elsewhere: the caller's
-      // argument, the object's state or a callee's work (not a local made by a call the model
-      // does not know, which may have run in the region itself).
-      // (Not a backward: autograd orders its ops after their forward's stream itself.)
-      const bool handed = e.kind == EventKind::Call || (e.kind != EventKind::Backward && std::any_of(e.reads.begin(), e.reads.end(), [&](const std::string& v) {
-                            if (producerOf(f, v, size_t(first)) >= 0) return false;
-                            const std::string root = stateRoot(f, v);
-                            return !parameterRoot(f, v).empty() || (!root.empty() && !constructorConstant(ctx.module(), f, root));
-                          }));
       const std::optional<Peer> peer = !handed || given || fresh || dead >= 0 || calleeWaits(ctx.module(), e, sc.stream)
                                            ? std::nullopt
                                            : peerWait(ctx.module(), f, sc.stream);
@@ -157,14 +159,14 @@ class SideStreamUseWithoutWait : public Rule {
     }
   }
 
-  // A wait by stream `s` (by its name: `self.comm`, a module's stream) that another function of
-  // the module issues before a region on `s`, with the work of that region after it; nullptr
-  // when there is none. Waits by the region's stream inside the region do not count (they
-  // order later work), nor a host sync (it is not the stream's protocol).
   struct Peer {
     const model::Function* fn;
     const model::Event* wait;
   };
+  // A wait by stream `s` (by its name: `self.comm`, a module's stream) that another function of
+  // the module issues before a region on `s`; nullopt when there is none. Waits inside a
+  // side-stream region do not count (they order later work), nor a host sync (it is not the
+  // stream's protocol).
   static std::optional<Peer> peerWait(const model::Module& m, const model::Function& self, const model::StreamRef& s) {
     if (s.kind != model::StreamKind::Side || s.name.empty()) return std::nullopt;
     for (const auto& g : m.functions) {

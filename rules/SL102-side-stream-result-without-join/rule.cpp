@@ -44,7 +44,7 @@ class SideStreamResultWithoutJoin : public Rule {
                                            " and handed to the caller (returned or yielded) without the caller's stream "
                                            "waiting for it; call " + joinHint(ctx, model::StreamRef::current(), prod.stream) +
                                            " after the region");
-        if (!(end == prod.loc)) ctx.note(out, prod.loc, "'" + v + "' written on " + prod.stream.describe() + " here");
+        if (end != prod.loc) ctx.note(out, prod.loc, "'" + v + "' written on " + prod.stream.describe() + " here");
         if (at) ctx.note(out, f.returnedAt[k], "'" + v + "' handed to the caller here");
         // The caller handed the stream in (`def forward(inputs, stream)`): it holds the stream and
         // usually joins it where it uses the result (lmdeploy's model_forward).
