@@ -48,7 +48,7 @@ std::string ProjectIndex::absoluteName(const std::vector<std::string>& parts, bo
 namespace {
 
 // A function's summary is worth indexing only when a caller can learn something from it.
-bool informative(const model::FunctionSummary* s) { return s && s->sync; }
+bool informative(const model::FunctionSummary* s) { return s && (s->sync || s->ordersStreams); }
 
 }  // namespace
 
@@ -84,23 +84,25 @@ const model::FunctionSummary* ProjectIndex::resolve(size_t from, const std::stri
   if (full.empty()) return nullptr;
   if (frozen_) {  // the rules' threads: only read what propagation computed
     auto v = views_.find(full);
-    return v == views_.end() || !v->second.sync ? nullptr : &v->second;
+    return v == views_.end() || !informative(&v->second) ? nullptr : &v->second;
   }
   auto it = functions_.find(full);
   if (it == functions_.end() || it->second.first == from) return nullptr;
   const model::FunctionSummary* s = summaries_[it->second.first]->of(it->second.second);
   if (!s) return nullptr;
   // Across files only facts whose code the prefilter always keeps (python/PyPrefilter.h: units
-  // naming synchronize) travel, so findings do not depend on what was parsed: explicit syncs.
+  // naming synchronize or a stream's waits) travel, so findings do not depend on what was parsed: explicit syncs.
   // GPU work, value reads and backward calls stay within their file (keeping every unit that
   // names backward cost 5 % more parsing for a rare case).
   model::FunctionSummary v;
   bool explicitSync = s->sync && (s->sync->sync == model::SyncKind::Device || s->sync->sync == model::SyncKind::Stream ||
                                   s->sync->sync == model::SyncKind::Event);
   if (explicitSync) v.sync = s->sync, v.syncOwner = s->syncOwner, v.syncPath = s->syncPath;
+  // Waits and record_stream calls: the prefilter keeps every unit that names them too.
+  v.ordersStreams = s->ordersStreams;
   model::FunctionSummary& slot = views_[full];
   slot = v;
-  return v.sync ? &slot : nullptr;
+  return informative(&v) ? &slot : nullptr;
 }
 
 }  // namespace sl

@@ -51,6 +51,7 @@ std::string dump(const Module& m) {
       if (s.onlyIfTensor) os << " if-tensor";
       if (s.onArguments) os << " on-arguments";
       if (s.kind == ScopeKind::StreamRegion) os << " stream=" << s.stream.describe();
+      if (s.handedStream) os << " handed";
       os << "\n";
     }
     for (const auto& e : f.events) {

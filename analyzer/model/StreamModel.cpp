@@ -135,6 +135,7 @@ bool counts(const Function& f, size_t i) { return f.flow.empty() || alwaysRuns(f
 bool merge(FunctionSummary& s, const FunctionSummary& c, const Function& f, size_t i) {
   bool changed = false;
   if (!s.gpuWork && c.gpuWork) s.gpuWork = true, changed = true;
+  if (!s.ordersStreams && c.ordersStreams) s.ordersStreams = true, changed = true;
   if (!counts(f, i)) return changed;
   if (!s.sync && c.sync) s.sync = c.sync, s.syncOwner = c.syncOwner, s.syncPath = c.syncPath, changed = true;
   if (!s.alloc && c.alloc) s.alloc = c.alloc, changed = true;
@@ -153,6 +154,7 @@ ModuleSummary::ModuleSummary(const Module& m) : module_(&m) {
       const Event& e = f.events[i];
       if (e.kind == EventKind::Work || e.kind == EventKind::Alloc || e.kind == EventKind::Copy)
         s.gpuWork = true;
+      if (e.kind == EventKind::Wait || e.kind == EventKind::RecordStream) s.ordersStreams = true;
       if (!counts(f, i)) continue;
       if (e.kind == EventKind::HostSync && !s.sync) s.sync = &e, s.syncOwner = &f, s.syncPath = &m.path;
       if (e.kind == EventKind::Alloc && !s.alloc) s.alloc = &e;
@@ -190,6 +192,23 @@ const FunctionSummary* ModuleSummary::of(const std::string& callee) const {
   auto it = byName_.find(callee);
   if (it != byName_.end()) return &it->second;
   return external_ ? external_(callee) : nullptr;
+}
+
+void releaseSelfOrderingCalls(Module& m, const ModuleSummary& s) {
+  for (auto& f : m.functions)
+    for (size_t r = 0; r < f.scopes.size(); ++r) {
+      Scope& sc = f.scopes[r];
+      if (sc.kind != ScopeKind::StreamRegion || !sc.handedStream) continue;
+      const bool owned = std::any_of(f.events.begin(), f.events.end(), [&](const Event& e) {
+        const FunctionSummary* c = e.kind == EventKind::Call && int(r) == e.scope ? s.of(e.callee) : nullptr;
+        return c && c->ordersStreams;
+      });
+      if (!owned) continue;
+      sc.stream = effectiveStream(f, sc.parent);
+      sc.handedStream = false;
+      for (auto& e : f.events)
+        if (e.scope == int(r) && !e.streamExplicit) e.stream = sc.stream;
+    }
 }
 
 const char* confidenceName(Confidence c) {

@@ -63,6 +63,11 @@ struct Scope {
   // StreamRegion only: the region's own header creates its stream (`with stream(Stream()):`,
   // also under a conditional): nothing can have made that stream wait yet.
   bool freshStream = false;
+  // StreamRegion only: the region is one call that is handed the stream as an argument
+  // (`gather(x, bufs, stream=self.comm)`): the callee runs its GPU work there. A callee that
+  // orders the stream itself (it waits or records: FunctionSummary::ordersStreams) owns the
+  // protocol, and the rules leave such a region alone.
+  bool handedStream = false;
   // Branch only: taken when a value is a tensor (`if isinstance(out, torch.Tensor):`,
   // `torch.is_tensor(x)`). The path that skips it holds no tensor to wait for, so a sync
   // there covers the GPU work whose result it tests.
@@ -271,6 +276,10 @@ struct FunctionSummary {
   const Function* backwardOwner = nullptr;  // function holding `backward`
   bool gpuWork = false;             // issues GPU work
   bool deviceWork = false;          // runs kernels on device data (not only allocations/uploads)
+  // Makes a stream wait or records a tensor's use on one (wait_stream, wait_event,
+  // record_stream, cudaStreamWaitEvent), on some path: a helper handed a stream that orders it
+  // itself owns that stream's protocol (Scope::handedStream).
+  bool ordersStreams = false;
   const Function* syncOwner = nullptr;  // function holding `sync`
   const std::string* syncPath = nullptr;  // file holding `sync` (another module's, across files)
 };
@@ -295,6 +304,12 @@ class ModuleSummary {
   std::map<std::string, FunctionSummary> byName_;
   ExternalLookup external_;
 };
+
+// One-call regions (Scope::handedStream) whose callee orders the handed stream itself
+// (FunctionSummary::ordersStreams, in this module or through the project index) become plain
+// calls: the callee's own waits decide what its work there may read. Call once the summaries
+// are final (after ProjectIndex), before the rules judge.
+void releaseSelfOrderingCalls(Module& m, const ModuleSummary& s);
 
 const char* eventKindName(EventKind k);
 

@@ -509,8 +509,7 @@ Value Lowerer::evalCall(TSNode call) {
     // may resolve (driver/ProjectIndex.h), so its syncs and GPU work count here too.
     // (`torchao.ops.f`, `torch_geometric.utils.softmax` are projects' modules, not torch's.)
     if (api == Api::None && !torchApi) {
-      callWork(call, a.pos, canon);
-      emitCall(call, canon, a);
+      helperCall(canon, a);
       return deviceResult(a, canon);
     }
     return callApi(api, callee, a);
@@ -524,8 +523,7 @@ Value Lowerer::evalCall(TSNode call) {
       name = it->second, nested = true;  // a sibling closure, or one of an enclosing function
     }
     if (nested || mc_.functions.count(name)) {
-      callWork(call, a.pos, name);
-      emitCall(call, name, a);
+      helperCall(name, a);
       // A helper of this module that returns a stream it made or keeps (`get_side_stream(dev)`,
       // a per-device cache): its result is a side stream, named where the caller binds it.
       if (mc_.streamReturners.count(name)) return Value{Fact{Kind::Stream, StreamRef::side("")}, "", "", true};
@@ -551,8 +549,7 @@ Value Lowerer::evalCall(TSNode call) {
     if (recv.path == "self" && !className_.empty()) {
       std::string callee = className_ + "." + std::string(method);
       if (mc_.functions.count(callee)) {
-        callWork(call, a.pos, callee);
-        emitCall(call, callee, a);
+        helperCall(callee, a);
         return deviceResult(a, callee);
       }
       if (method == "log") lightningLog(recv, a);  // LightningModule.log (PyCalls.cpp)

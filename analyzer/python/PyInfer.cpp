@@ -282,6 +282,31 @@ void Lowerer::emitCall(TSNode call, const std::string& callee, const CallArgs& a
   for (const auto& [k, x] : a.kw) reads(x.value);
 }
 
+void Lowerer::helperCall(const std::string& callee, const CallArgs& a) {
+  const Arg* handed = nullptr;
+  model::StreamRef named;
+  auto consider = [&](const Arg& x) {
+    if (handed) return;
+    if (x.value.fact.kind == Kind::Stream && x.value.fact.stream.isSide()) handed = &x, named = x.value.fact.stream;
+    else if (x.value.fact.kind == Kind::Unknown && !x.value.path.empty() && mc_.streamPaths.count(x.value.path))
+      handed = &x, named = model::StreamRef{model::StreamKind::Unknown, x.value.path};
+  };
+  for (const auto& x : a.pos) consider(x);
+  for (const auto& [k, x] : a.kw) consider(x);
+  int saved = -2;
+  if (handed) {
+    model::StreamRef s = named;
+    if (s.name.empty()) s.name = std::string(text(handed->node, mc_.src));
+    if (!(model::effectiveStream(fn_, scope_) == s)) {
+      saved = pushScope(model::ScopeKind::StreamRegion, a.call, std::move(s));
+      fn_.scopes[size_t(scope_)].handedStream = true;
+    }
+  }
+  callWork(a.call, a.pos, callee);
+  emitCall(a.call, callee, a);
+  if (saved != -2) scope_ = saved;
+}
+
 // `cand_beams.add(offsets)`, `ids.eq(eos)` with the argument on the GPU (medium or more): torch
 // combines the tensors of one device only (a CPU operand may be a 0-dim scalar, and then the
 // result is on the GPU all the same), so a receiver of unknown or guessed device is a GPU

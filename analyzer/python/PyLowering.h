@@ -81,6 +81,9 @@ struct ModuleContext {
   // Functions lowered so far that return a stream they created or took from a cache of streams
   // (their result is a side stream: PyExpr's calls of module functions).
   std::unordered_set<std::string> streamReturners;
+  // Names the file uses as streams somewhere (python/PyStreamPaths.h): a helper handed one of
+  // them runs its work there, even before the file's first wait on it.
+  std::unordered_set<std::string> streamPaths;
   std::unordered_map<std::string, Fact> globals;               // module-level names
   std::unordered_map<std::string, std::unordered_map<std::string, Fact>> classAttrs;  // "self.x"
   const ProjectKnowledge* knowledge = nullptr;                 // config: project helpers
@@ -247,6 +250,10 @@ class Lowerer {
   void callWork(TSNode call, const std::vector<Arg>& args, const std::string& callee);
   // A Call event to `callee` (a function of this or another module of the project).
   void emitCall(TSNode call, const std::string& callee, const CallArgs& a);
+  // callWork + emitCall for the project's own function or another library's. Handed a side
+  // stream as an argument (`gather(x, bufs, stream=self.comm)`), the callee runs its GPU work
+  // on that stream: the call is a region of its own on it (Scope::handedStream).
+  void helperCall(const std::string& callee, const CallArgs& a);
 
   model::Event& emit(model::EventKind k, TSNode at, std::string api = {});
   model::Event& emitWork(TSNode at, const std::vector<Value>& args, std::string api);

@@ -10,6 +10,7 @@
 #include "python/PyHotClosures.h"
 #include "python/PyLowering.h"
 #include "python/PyParseLimits.h"
+#include "python/PyStreamPaths.h"
 #include "python/PyPrefilter.h"
 #include "python/TsAllocator.h"
 
@@ -85,6 +86,7 @@ class ModuleLowering {
     mc_.modelParallel = !mc_.namesCudaItself && namesModelParallel(mc_.src);
     mc_.namesLightning = mc_.src.find("lightning") != std::string_view::npos;
     mc_.touchesCuda = projectUsesCuda || mc_.namesCudaItself || mc_.modelParallel;
+    mc_.streamPaths = streamPaths(mc_.src);
   }
 
   void run(TSNode root) {

@@ -48,7 +48,7 @@ SITE_COLUMNS = ["repo", "path", "line", "end_line", "lang", "kind", "text"]
 # (third_party/...) is left out too: it is another project's code, possibly a reserved one's;
 # and archive/ (streamlint's "deliberate code", and in practice a dead copy of older code).
 EXCLUDED_DIR = re.compile(
-    r"^(tests?|testing|benchmarks?|examples?|docs?|scripts?|tools|tasks"
+    r"^(tests?|testing|benchmarks?|examples?|tutorials?|docs?|scripts?|tools|tasks"
     r"|third[_-]?party|3rdparty|vendor(ed)?|archived?)$", re.I)
 EXCLUDED_FILE = re.compile(r"^(test_.*|.*_test\.[A-Za-z]+|conftest\.py)$")
 

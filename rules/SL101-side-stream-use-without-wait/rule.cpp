@@ -17,6 +17,8 @@ using model::EventKind;
 class SideStreamUseWithoutWait : public Rule {
  public:
   void check(RuleContext& ctx) const override {
+    // The class-wide finding first: a region it reports is not reported again at its header.
+    const std::set<Loc> classWide = acrossMethods(ctx);
     for (const auto& f : ctx.module().functions) {
       std::set<size_t> reported;
       for (size_t i = 0; i < f.events.size(); ++i) {
@@ -45,18 +47,20 @@ class SideStreamUseWithoutWait : public Rule {
           break;  // one finding per use site
         }
       }
-      regionsWithoutWait(ctx, f, reported);
+      regionsWithoutWait(ctx, f, reported, classWide);
     }
-    acrossMethods(ctx);
   }
 
   // Written on the current stream in one method of a class, used by GPU work on a side stream
   // in another (a bucketed reducer's hook fills `self.buffer`, `reduce()` all-reduces it on the
   // comm stream), and no method of the class makes that side stream wait (rules/ClassProtocol.h).
-  static void acrossMethods(RuleContext& ctx) {
+  // Returns the regions reported.
+  static std::set<Loc> acrossMethods(RuleContext& ctx) {
     std::set<std::pair<uint32_t, std::string>> reported;
+    std::set<Loc> regions;
     for (const auto& p : unwaitedStateUses(ctx.module())) {
       if (!reported.insert({p.readAt.line, p.root}).second) continue;
+      regions.insert(p.regionAt);
       Finding& out = ctx.report(
           p.readAt, "'" + p.root + "' is used on " + p.consumer.describe() + " in " + methodName(*p.reader) +
                         " but written on " + p.producer.describe() + " in " + methodName(*p.writer) +
@@ -67,6 +71,7 @@ class SideStreamUseWithoutWait : public Rule {
       ctx.note(out, p.writeAt, "'" + p.root + "' written on " + p.producer.describe() + " in " + methodName(*p.writer) + " here");
       if (p.regionAt.known()) ctx.note(out, p.regionAt, "side-stream region starts here");
     }
+    return regions;
   }
 
   // A side-stream region whose first GPU work reads what the caller or another method produced
@@ -74,10 +79,11 @@ class SideStreamUseWithoutWait : public Rule {
   // before it in this function: the producer is not visible here, but nothing orders the side
   // stream after the stream the inputs were made on (the usual idiom waits right before the
   // region). Low confidence: the caller or a helper usually waited (bench/precision).
-  static void regionsWithoutWait(RuleContext& ctx, const model::Function& f, const std::set<size_t>& reported) {
+  static void regionsWithoutWait(RuleContext& ctx, const model::Function& f, const std::set<size_t>& reported,
+                                 const std::set<Loc>& classWide) {
     for (size_t r = 0; r < f.scopes.size(); ++r) {
       const auto& sc = f.scopes[r];
-      if (sc.kind != model::ScopeKind::StreamRegion || !sc.stream.isSide()) continue;
+      if (sc.kind != model::ScopeKind::StreamRegion || !sc.stream.isSide() || classWide.count(sc.loc)) continue;
       if (stateWrittenBeforeCall(ctx, f, int(r), reported)) continue;
       long first = -1;
       for (size_t i = 0; i < f.events.size() && first < 0; ++i) {
@@ -89,7 +95,9 @@ class SideStreamUseWithoutWait : public Rule {
         bool outside = (e.kind == EventKind::Work || e.kind == EventKind::Backward || readsDevice) &&
                        std::any_of(e.reads.begin(), e.reads.end(), [&](const std::string& v) { return producerOf(f, v, i) < 0; });
         const model::FunctionSummary* s = e.kind == EventKind::Call ? ctx.summary().of(e.callee) : nullptr;
-        if (outside || (s && s->deviceWork)) first = long(i);
+        // A callee handed the stream (Scope::handedStream) is judged by the CUDA tensors it is
+        // handed: that it runs kernels says nothing of whose data they read.
+        if (outside || (s && s->deviceWork && !sc.handedStream)) first = long(i);
       }
       if (first < 0 || reported.count(size_t(first)) || waitedBefore(f, size_t(first), sc.stream)) continue;
       const auto& e = f.events[size_t(first)];
@@ -127,6 +135,19 @@ class SideStreamUseWithoutWait : public Rule {
       // current stream waits for it), so it orders the two streams itself, yet the side stream
       // never waits for the current one before reading its inputs.
       const long join = !handed || given || fresh || dead >= 0 || peer ? -1 : joinAfter(f, int(r), size_t(first), sc.stream);
+      // The stream is made here (this function, or this class for object state) and nothing
+      // in that code ever makes it wait: no caller can have ordered a stream it never sees.
+      // What it reads must change after construction: an argument, or state some method other
+      // than `__init__` writes (for a callee: the state it reads in GPU work).
+      const bool changing = e.kind == EventKind::Call
+                                ? std::ranges::any_of(stateReadsOf(ctx.module(), e.callee),
+                                                      [&](const StateRead& s) {
+                                                        return writtenAfterConstruction(ctx.module(), f, s.root, e.callee);
+                                                      })
+                                : e.kind != EventKind::Backward && std::any_of(e.reads.begin(), e.reads.end(), fromElsewhere);
+      const model::Event* owned = !changing || fresh || given || dead >= 0 || peer || join >= 0
+                                      ? nullptr
+                                      : ownedNeverWaited(ctx.module(), f, int(r));
       if (dead >= 0 && !fresh && ctx.module().lang == model::Lang::Python)
         fix = "call " + (sc.stream.name.empty() ? std::string("the side stream") : sc.stream.name) + ".wait_event(" +
               f.events[size_t(dead)].value + ") before the region";
@@ -138,7 +159,12 @@ class SideStreamUseWithoutWait : public Rule {
       // Measured on 21 projects: the wait is usually done by the caller or a helper, so these
       // are shown only with --min-confidence low; not for a stream created in the header, nor
       // for the inputs autograd or a module call hands over (producedByCaller).
-      out.properties["confidence"] = fresh || given || dead >= 0 || peer || join >= 0 ? "medium" : "low";
+      out.properties["confidence"] = fresh || given || dead >= 0 || peer || join >= 0 || owned ? "medium" : "low";
+      if (owned)
+        ctx.note(out, owned->loc, sc.stream.describe() + " is created here, and nothing in " +
+                                      (stateRoot(f, sc.stream.name).empty() ? "`" + methodName(f) + "()`"
+                                                                            : "its class") +
+                                      " ever makes it wait");
       if (join >= 0)
         ctx.note(out, f.events[size_t(join)].loc, "the function joins " + sc.stream.describe() +
                                                       " here, after the region, but never makes it wait before");
@@ -181,6 +207,47 @@ class SideStreamUseWithoutWait : public Rule {
       }
     }
     return std::nullopt;
+  }
+
+  // The StreamCreate that made region `r`'s stream, when this function made it (a local) or
+  // a method of its class did (object state), and no function there ever makes that stream
+  // wait; nullptr otherwise.
+  static const model::Event* ownedNeverWaited(const model::Module& m, const model::Function& f, int r) {
+    const model::StreamRef& s = f.scopes[size_t(r)].stream;
+    if (s.name.empty()) return nullptr;
+    const bool state = !stateRoot(f, s.name).empty();
+    const size_t dot = f.name.rfind('.');
+    if (state && dot == std::string::npos) return nullptr;
+    const std::string cls = state ? f.name.substr(0, dot + 1) : std::string();
+    const model::Event* created = nullptr;
+    for (const auto& g : m.functions) {
+      if (state ? !g.name.starts_with(cls) : &g != &f) continue;
+      for (const auto& e : g.events) {
+        if (e.kind == EventKind::Wait && e.stream.name == s.name) return nullptr;
+        if (e.kind == EventKind::StreamCreate && e.value == s.name && !created) created = &e;
+      }
+    }
+    return created;
+  }
+
+  // Object state `root` that a method of `f`'s class other than `__init__` writes, off side
+  // streams (what the side stream's own work writes is no input it must wait for):
+  // `runsOnSide` is the callee the region runs: its writes are the side stream's too.
+  static bool writtenAfterConstruction(const model::Module& m, const model::Function& f, const std::string& root,
+                                       const std::string& runsOnSide) {
+    const size_t dot = f.name.rfind('.');
+    if (dot == std::string::npos) return false;
+    const std::string cls = f.name.substr(0, dot + 1);
+    for (const auto& g : m.functions) {
+      if (!g.name.starts_with(cls) || g.name == cls + "__init__" || g.name == runsOnSide) continue;
+      for (const auto& e : g.events) {
+        if (e.stream.isSide()) continue;
+        bool writes = stateRoot(g, e.value) == root && e.kind != EventKind::Work;
+        for (const auto& w : e.writes) writes |= stateRoot(g, w) == root;
+        if (writes) return true;
+      }
+    }
+    return false;
   }
 
   // Object state made once by the class's `__init__` (`self.mean = torch.tensor(...).cuda()`)
@@ -298,7 +365,10 @@ class SideStreamUseWithoutWait : public Rule {
   static bool waitedBefore(const model::Function& f, size_t use, const model::StreamRef& s) {
     for (size_t k = 0; k < use; ++k) {
       const auto& w = f.events[k];
-      if (w.kind == EventKind::Wait && (sameStream(w.stream, s) || w.stream.kind == model::StreamKind::Unknown)) return true;
+      // A stream we cannot name may be this one; two different names (`ctx.intra_stream`,
+      // `ctx.inter_stream`) are two streams.
+      const bool maybeSame = w.stream.kind == model::StreamKind::Unknown && (w.stream.name.empty() || s.name.empty());
+      if (w.kind == EventKind::Wait && (sameStream(w.stream, s) || maybeSame)) return true;
       // A host sync (device, stream, value read, blocking copy) drains the current stream's work
       // before the host goes on to queue the region's work.
       // (Only a sync we are sure of: a guessed one would hide the finding.)
