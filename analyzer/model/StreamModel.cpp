@@ -66,9 +66,22 @@ bool dominates(const Function& f, size_t a, size_t b) {
   return scopeWithin(f, f.events[b].scope, f.events[a].scope);
 }
 
+bool exclusiveScopes(const Function& f, int a, int b) {
+  for (int x = a; x > 0; x = f.scopes[size_t(x)].parent) {
+    const int arms = f.scopes[size_t(x)].firstArm;
+    if (arms < 0) continue;
+    for (int y = b; y > 0; y = f.scopes[size_t(y)].parent)
+      if (f.scopes[size_t(y)].firstArm == arms) {
+        if (y != x) return true;
+        break;
+      }
+  }
+  return false;
+}
+
 bool mayFollow(const Function& f, size_t a, size_t b) {
   if (a >= f.events.size() || b >= f.events.size()) return false;
-  if (!hasBlocks(f, a, b)) return a < b;
+  if (!hasBlocks(f, a, b)) return a < b && !exclusiveScopes(f, f.events[a].scope, f.events[b].scope);
   size_t ba = size_t(f.events[a].block), bb = size_t(f.events[b].block);
   if (ba == bb && a < b) return true;
   return f.flow.reach[ba][bb];

@@ -81,6 +81,9 @@ struct Scope {
   // Guarded only: the guard spaces its arm out in time (`if step % N == 0:`, `log_interval`),
   // rather than turning it on or off for a whole run (`if verbose:`, `if self.output_log:`).
   bool interval = false;
+  // Branch/Guarded only: the first arm of the `if` this arm belongs to (its own index for the
+  // first arm; -1 when not known). Two arms of one `if` never both run in one pass.
+  int firstArm = -1;
 };
 
 enum class EventKind : uint8_t {
@@ -216,6 +219,16 @@ struct Function {
   // binding). Lets a rule match what one method of a class writes with what another reads
   // through the same attribute.
   std::map<std::string, std::string> stateOf;
+  // Python: locals stored into a container of object state (`self.stash[k] = (t, ev)`): the
+  // container keeps them alive until an entry is deleted (a Free of "self.stash[]", in any
+  // method). `before` is the number of events lowered before the store.
+  struct Stash {
+    std::string value, root;  // "t", "self.stash"
+    Loc loc;
+    size_t before = 0;
+    int scope = 0;  // innermost scope of the store
+  };
+  std::vector<Stash> stashes;
   Flow flow;                          // empty unless the frontend built a CFG
 };
 
@@ -257,6 +270,8 @@ bool dominates(const Function& f, size_t a, size_t b);
 // Event `b` can run after event `a` on some path (false when they sit on exclusive branches,
 // or `a` is followed by a return before `b`). Without a CFG: source order.
 bool mayFollow(const Function& f, size_t a, size_t b);
+// Scopes `a` and `b` sit in different arms of one `if` (Scope::firstArm): no pass runs both.
+bool exclusiveScopes(const Function& f, int a, int b);
 // Event `e` runs on every path through the function that returns normally (not one skipped by
 // an early return or a branch). Without a CFG: it sits at the function's top level.
 bool alwaysRuns(const Function& f, size_t e);

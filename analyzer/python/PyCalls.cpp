@@ -128,7 +128,11 @@ Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
     }
     case Api::FactoryLike: {
       const Arg* dev = a.keyword("device");
-      Kind k = dev ? (deviceKind(dev) == Kind::CudaDevice ? Kind::CudaTensor : Kind::Unknown)
+      // `torch.empty_like(t, device="cpu")` is a host tensor whatever `t` is.
+      const Kind onDevice = dev ? deviceKind(dev) : Kind::Unknown;
+      Kind k = dev ? (onDevice == Kind::CudaDevice ? Kind::CudaTensor
+                      : onDevice == Kind::HostDevice ? Kind::HostTensor
+                                                     : Kind::Unknown)
                    : (a.pos.empty() ? Kind::Unknown : a.pos[0].value.fact.kind);
       if (k == Kind::CudaTensor) {
         Value v = dev ? cudaNew(at, "'" + name + "' allocates on the GPU (device=" + std::string(text(dev->node, mc_.src)) + ")")
@@ -136,7 +140,10 @@ Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
         stamp(emit(EventKind::Alloc, at, name), v.fact);
         return v;
       }
-      return k == Kind::HostTensor ? make(Kind::HostTensor) : Value{};
+      if (k != Kind::HostTensor) return {};
+      Value v = make(Kind::HostTensor);
+      v.fact.pinned = truthy(a.keyword("pin_memory"));
+      return v;
     }
     case Api::HostTensor: return make(Kind::HostTensor);
     case Api::SyncingOp:

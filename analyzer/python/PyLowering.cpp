@@ -226,7 +226,9 @@ void Lowerer::lowerStatement(TSNode s) {
         std::string p = pathOf(n);
         if (p.empty()) return;
         Kind k = lookup(p).kind;
-        if (k == Kind::CudaTensor || k == Kind::HostTensor) emit(EventKind::Free, n, "del").value = p;
+        // `del self.stash[k]`: an entry of object state drops what it held (Function::stashes).
+        const bool entry = p.starts_with("self.") && p.ends_with("[]");
+        if (k == Kind::CudaTensor || k == Kind::HostTensor || entry) emit(EventKind::Free, n, "del").value = p;
         env_.erase(p);
       };
       if (is(c, "expression_list")) for (TSNode d : NamedChildren(c)) del(d);
@@ -279,6 +281,7 @@ void Lowerer::lowerAssignment(TSNode a) {
     if (std::string p = pathOf(left); !p.empty() && isCuda(Value{lookup(p), p, "", false}) && !lookup(p).local)
       emit(EventKind::Free, left, "drop").value = p;
   bind(left, v);
+  noteStash(left, right);
   noteStateOrigin(left, right);
   noteArgumentPart(left, right);
   // `self.ready = ev`: from here the local and the attribute are one object (object state).
@@ -286,6 +289,27 @@ void Lowerer::lowerAssignment(TSNode a) {
     TSNode obj = field(left, "object");
     if (is(obj, "identifier") && text(obj, mc_.src) == "self")
       fn_.stateOf[std::string(text(right, mc_.src))] = "self." + std::string(text(field(left, "attribute"), mc_.src));
+  }
+}
+
+// `self.stash[k] = (t, ev)` / `self.stash[k] = t`: the CUDA tensors named on the right now live
+// in the container too (model::Function::stashes).
+void Lowerer::noteStash(TSNode target, TSNode from) {
+  if (!is(target, "subscript")) return;
+  std::string p = pathOf(target);
+  if (!p.starts_with("self.") || !p.ends_with("[]")) return;
+  std::string root = p.substr(0, p.size() - 2);
+  if (root.find_first_of("[") != std::string::npos) return;
+  if (is(from, "parenthesized_expression")) from = ts_node_named_child(from, 0);
+  std::vector<TSNode> parts;
+  if (is(from, "tuple") || is(from, "list") || is(from, "expression_list"))
+    for (TSNode c : NamedChildren(from)) parts.push_back(c);
+  else
+    parts.push_back(from);
+  for (TSNode c : parts) {
+    if (!is(c, "identifier")) continue;
+    std::string name(text(c, mc_.src));
+    if (lookup(name).kind == Kind::CudaTensor) fn_.stashes.push_back({name, root, locOf(target), fn_.events.size(), scope_});
   }
 }
 
@@ -416,13 +440,15 @@ void Lowerer::alias(const std::string& name, const std::string& from) {
 }
 
 // Events of this statement that produced the bound value (allocation, copy, clock read,
-// stream creation, the op writing a tensor) learn the name they were stored under.
+// stream or event creation, an event recorded, the op writing a tensor) learn the name they
+// were stored under.
 void Lowerer::nameProducers(TSNode target, const std::string& p, const Value& v) {
   for (auto it = fn_.events.rbegin(); it != fn_.events.rend(); ++it) {
     if (it->loc.line < locOf(target).line) break;
+    // `ev = s.record_event()` records the event it returns.
     if (it->value.empty() && (it->kind == EventKind::Alloc || it->kind == EventKind::Copy ||
                               it->kind == EventKind::Clock || it->kind == EventKind::StreamCreate ||
-                              it->kind == EventKind::EventCreate)) {
+                              it->kind == EventKind::EventCreate || it->kind == EventKind::EventRecord)) {
       it->value = p;
       // A copy to the device comes with the allocation of its destination: name both.
       auto prev = std::next(it);
@@ -675,11 +701,14 @@ void Lowerer::lowerIf(TSNode s) {
     std::string_view t = ts_node_is_null(type) ? "" : text(type, mc_.src);
     return t == "torch.Tensor" || t == "Tensor";
   };
+  int firstArm = -1;
   auto arm = [&](TSNode block, ScopeKind k, TSNode at, bool cpu = false, bool tensor = false,
                  const std::string& elsewhere = {}) {
     env_ = before;
     if (!elsewhere.empty()) env_.erase(elsewhere);
     int sv = pushScope(k, at);
+    if (firstArm < 0) firstArm = scope_;
+    fn_.scopes.back().firstArm = firstArm;
     fn_.scopes.back().interval = k == ScopeKind::Guarded && spacesOut(cond);
     fn_.scopes.back().onlyIfTensor = tensor && k == ScopeKind::Branch;
     fn_.scopes.back().onArguments = onArguments && k == ScopeKind::Branch;
@@ -830,7 +859,11 @@ void Lowerer::lowerWith(TSNode s) {
       }
       const size_t before = fn_.events.size();
       Value v = eval(value);
-      if (v.fact.kind == Kind::StreamContext) {
+      // A stream is a context manager too (`with self.s1:`, torch.Stream.__enter__ makes it
+      // current), as is what torch.cuda.stream(s) returns.
+      const bool stream = v.fact.kind == Kind::Stream && v.fact.stream.isSide();
+      if (stream && v.fact.stream.name.empty()) v.fact.stream.name = std::string(text(value, mc_.src));
+      if (v.fact.kind == Kind::StreamContext || stream) {
         // Regions nest: a later item's region is inside the earlier ones.
         pushScope(ScopeKind::StreamRegion, value, v.fact.stream);
         fn_.scopes[size_t(scope_)].freshStream =
@@ -840,7 +873,7 @@ void Lowerer::lowerWith(TSNode s) {
       if (!ts_node_is_null(alias)) {
         TSNode target = is(alias, "as_pattern_target") ? ts_node_named_child(alias, 0) : alias;
         Value bound = v;
-        if (v.fact.kind == Kind::StreamContext) bound.fact = Fact{Kind::Stream, v.fact.stream};
+        if (v.fact.kind == Kind::StreamContext || stream) bound.fact = Fact{Kind::Stream, v.fact.stream};
         bind(target, bound);
       }
     }

@@ -148,6 +148,7 @@ class Lowerer {
   void bind(TSNode target, const Value& v);
   // Records (or forgets) that name `target` now holds state read from a `self.` attribute.
   void noteStateOrigin(TSNode target, TSNode from);
+  void noteStash(TSNode target, TSNode from);
   void noteArgumentPart(TSNode target, TSNode from);
   void nameProducers(TSNode target, const std::string& path, const Value& v);
   void alias(const std::string& name, const std::string& from);

@@ -269,12 +269,13 @@ class SideStreamUseWithoutWait : public Rule {
     return inCtor;
   }
 
-  // Index of a wait, after region `r` and outside it, of a stream other than `s` for `s` (the
-  // join `current_stream().wait_stream(s)`), or -1.
+  // Index of a wait, after region `r` and outside it, of the current stream for `s` (the join
+  // `current_stream().wait_stream(s)`), or -1. One side stream waiting for another
+  // (`intra.wait_stream(inter)` on streams handed in) chains streams the caller orders.
   static long joinAfter(const model::Function& f, int r, size_t first, const model::StreamRef& s) {
     for (size_t k = first + 1; k < f.events.size(); ++k) {
       const auto& w = f.events[k];
-      if (w.kind == EventKind::Wait && !model::scopeWithin(f, w.scope, r) && !sameStream(w.stream, s) &&
+      if (w.kind == EventKind::Wait && !model::scopeWithin(f, w.scope, r) && !w.stream.isSide() &&
           sameStream(w.other, s))
         return long(k);
     }

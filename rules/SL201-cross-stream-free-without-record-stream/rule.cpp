@@ -6,6 +6,7 @@
 #include "rules/EventIndex.h"
 #include "rules/Rule.h"
 #include "rules/RuleHelpers.h"
+#include "rules/StashedState.h"
 
 namespace sl::rules {
 namespace {
@@ -26,9 +27,29 @@ class CrossStreamFree : public Rule {
         for (const auto& v : use.reads) checkValue(ctx, f, v, u);
       }
     acrossMethods(ctx);
+    stashes(ctx);
   }
 
  private:
+  // A stash on `self` keeps a tensor another stream still uses, and an entry is deleted with
+  // nothing ordering the allocating stream after that use (rules/StashedState.h).
+  static void stashes(RuleContext& ctx) {
+    for (const auto& r : earlyStashReleases(ctx.module())) {
+      const std::string& v = r.stash->value;
+      Finding& out = ctx.report(
+          r.releaseAt, "this drops an entry of '" + r.stash->root + "', which holds '" + v + "' (allocated on " +
+                           r.allocated.describe() + ", used on " + r.used.describe() + " in " + methodName(*r.storer) +
+                           "), with no wait of " + r.allocated.describe() + " for " + r.used.describe() +
+                           " before it: the allocator can hand its memory to new work on " + r.allocated.describe() +
+                           " while " + r.used.describe() + " still uses it; make " + r.allocated.describe() +
+                           " wait on an event recorded after the use (wait_event) before dropping the entry, or call " +
+                           v + ".record_stream(...) for " + r.used.describe() + " when it is stored");
+      out.properties["confidence"] = "medium";
+      ctx.note(out, r.stash->loc, "'" + v + "' stored in '" + r.stash->root + "' here");
+      ctx.note(out, r.useAt, "used on " + r.used.describe() + " here");
+    }
+  }
+
   // Allocated on a side stream in one method of a class (again on every call), used on another
   // stream in another method, and neither recorded for that stream anywhere in the class nor
   // protected by the side stream waiting before it allocates again (rules/ClassProtocol.h): the
