@@ -44,6 +44,8 @@ struct Finding {
 };
 
 // Orders findings by path, line, column, rule: stable output whatever the thread schedule.
+// Identical findings (same rule, place and message: two uses in one expression, `x * 2 + x`)
+// are reported once.
 void sortFindings(std::vector<Finding>& findings);
 
 }  // namespace sl

@@ -207,7 +207,7 @@ const FunctionSummary* ModuleSummary::of(const std::string& callee) const {
   return external_ ? external_(callee) : nullptr;
 }
 
-void releaseSelfOrderingCalls(Module& m, const ModuleSummary& s) {
+void settleHandedStreams(Module& m, const ModuleSummary& s) {
   for (auto& f : m.functions)
     for (size_t r = 0; r < f.scopes.size(); ++r) {
       Scope& sc = f.scopes[r];
@@ -216,7 +216,17 @@ void releaseSelfOrderingCalls(Module& m, const ModuleSummary& s) {
         const FunctionSummary* c = e.kind == EventKind::Call && int(r) == e.scope ? s.of(e.callee) : nullptr;
         return c && c->ordersStreams;
       });
-      if (!owned) continue;
+      // The function runs a protocol on the stream: it waits on or for it, records an event on
+      // it, or enters it in a region of its own.
+      const bool ordered =
+          std::any_of(f.events.begin(), f.events.end(), [&](const Event& e) {
+            return (e.kind == EventKind::Wait && (e.stream == sc.stream || e.other == sc.stream)) ||
+                   (e.kind == EventKind::EventRecord && e.stream == sc.stream);
+          }) ||
+          std::any_of(f.scopes.begin(), f.scopes.end(), [&](const Scope& o) {
+            return o.kind == ScopeKind::StreamRegion && !o.handedStream && o.stream == sc.stream;
+          });
+      if (!owned && ordered) continue;
       sc.stream = effectiveStream(f, sc.parent);
       sc.handedStream = false;
       for (auto& e : f.events)

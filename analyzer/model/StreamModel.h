@@ -320,11 +320,13 @@ class ModuleSummary {
   ExternalLookup external_;
 };
 
-// One-call regions (Scope::handedStream) whose callee orders the handed stream itself
-// (FunctionSummary::ordersStreams, in this module or through the project index) become plain
-// calls: the callee's own waits decide what its work there may read. Call once the summaries
-// are final (after ProjectIndex), before the rules judge.
-void releaseSelfOrderingCalls(Module& m, const ModuleSummary& s);
+// One-call regions (Scope::handedStream) become plain calls when their callee orders the handed
+// stream itself (FunctionSummary::ordersStreams, in this module or through the project index:
+// its own waits decide what its work there may read), or when the function runs no protocol on
+// that stream (no wait on or for it, no event recorded on it, no region of its own on it: a
+// stream handed over to be kept, `make_ctx(a, b, stream=s)`). Call once the summaries are final (after ProjectIndex),
+// before the rules judge.
+void settleHandedStreams(Module& m, const ModuleSummary& s);
 
 const char* eventKindName(EventKind k);
 

@@ -287,7 +287,10 @@ void Lowerer::helperCall(const std::string& callee, const CallArgs& a) {
   model::StreamRef named;
   auto consider = [&](const Arg& x) {
     if (handed) return;
-    if (x.value.fact.kind == Kind::Stream && x.value.fact.stream.isSide()) handed = &x, named = x.value.fact.stream;
+    // A stream made right in the arguments (`make_ctx(a, stream=torch.cuda.Stream())`) is handed
+    // over to be kept: nothing was queued on it to order, and the callee decides when it runs.
+    if (x.value.fact.kind == Kind::Stream && x.value.fact.stream.isSide() && !x.value.path.empty())
+      handed = &x, named = x.value.fact.stream;
     else if (x.value.fact.kind == Kind::Unknown && !x.value.path.empty() && mc_.streamPaths.count(x.value.path))
       handed = &x, named = model::StreamRef{model::StreamKind::Unknown, x.value.path};
   };

@@ -1,6 +1,7 @@
 #include "python/PyStreamPaths.h"
 
 #include <cctype>
+#include <cstring>
 
 namespace sl::py {
 namespace {
@@ -35,14 +36,39 @@ std::string_view argumentAt(std::string_view src, size_t begin) {
 
 std::unordered_set<std::string> streamPaths(std::string_view src) {
   std::unordered_set<std::string> out;
-  // Methods only streams have: their receiver is a stream.
-  for (std::string_view m : {".wait_stream(", ".wait_event(", ".record_event("})
-    for (size_t at = src.find(m); at != std::string_view::npos; at = src.find(m, at + 1))
-      if (std::string_view p = pathBefore(src, at); !p.empty()) out.emplace(p);
-  // Calls whose first argument is a stream.
-  for (std::string_view m : {"wait_stream(", "record_stream(", "cuda.stream(", "set_stream("})
-    for (size_t at = src.find(m); at != std::string_view::npos; at = src.find(m, at + 1))
-      if (std::string_view p = argumentAt(src, at + m.size()); !p.empty()) out.emplace(p);
+  // One memmem pass per needle ending in "(": every API named above ends in `stream(` or
+  // `_event(`; what precedes the needle says which it is.
+  auto each = [&](std::string_view needle, auto&& on) {
+    const char* base = src.data();
+    size_t at = 0;
+    while (at < src.size()) {
+      const void* hit = memmem(base + at, src.size() - at, needle.data(), needle.size());
+      if (!hit) break;
+      size_t pos = size_t(static_cast<const char*>(hit) - base);
+      on(pos);
+      at = pos + 1;
+    }
+  };
+  auto endsAt = [&](size_t end, std::string_view word) {
+    return end >= word.size() && src.substr(end - word.size(), word.size()) == word;
+  };
+  each("stream(", [&](size_t pos) {
+    const size_t open = pos + 7;  // just past "stream("
+    // `X.wait_stream(`: X waits, so it is a stream; so is the argument.
+    if (endsAt(pos, ".wait_")) {
+      if (std::string_view p = pathBefore(src, pos - 6); !p.empty()) out.emplace(p);
+    }
+    if (endsAt(pos, "wait_") || endsAt(pos, "record_") || endsAt(pos, "cuda.") || endsAt(pos, "set_"))
+      if (std::string_view p = argumentAt(src, open); !p.empty()) out.emplace(p);
+  });
+  each("_event(", [&](size_t pos) {
+    // `X.wait_event(` / `X.record_event(`: only streams have these methods.
+    if (endsAt(pos, ".wait")) {
+      if (std::string_view p = pathBefore(src, pos - 5); !p.empty()) out.emplace(p);
+    } else if (endsAt(pos, ".record")) {
+      if (std::string_view p = pathBefore(src, pos - 7); !p.empty()) out.emplace(p);
+    }
+  });
   return out;
 }
 

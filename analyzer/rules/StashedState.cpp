@@ -15,6 +15,7 @@ using model::EventKind;
 struct Lifetime {
   model::StreamRef allocated, used;
   Loc useAt;
+  bool handedOut = false;
 };
 
 bool reads(const model::Event& e, const std::string& v) {
@@ -22,9 +23,20 @@ bool reads(const model::Event& e, const std::string& v) {
   return e.kind == EventKind::Copy && !e.reads.empty() && e.reads.front() == v;
 }
 
+// A method of the class `cls` (a "Name." prefix) makes the current stream wait for `side`.
+bool classJoins(const model::Module& m, const std::string& cls, const model::StreamRef& side) {
+  for (const auto& g : m.functions) {
+    if (!g.name.starts_with(cls)) continue;
+    for (const auto& e : g.events)
+      if (e.kind == EventKind::Wait && !e.stream.isSide() && sameStream(e.other, side)) return true;
+  }
+  return false;
+}
+
 // The streams `st.value` is allocated and used on, from the events of `f` before the store;
 // nullopt when it lives on one stream only, or when `f` records it for the other stream.
-std::optional<Lifetime> lifetimeOf(const model::Function& f, const model::Function::Stash& st) {
+std::optional<Lifetime> lifetimeOf(const model::Module& m, const model::Function& f, const std::string& cls,
+                                   const model::Function::Stash& st) {
   const size_t end = std::min(st.before, f.events.size());
   for (size_t k = 0; k < end; ++k)
     if (f.events[k].kind == EventKind::RecordStream && f.events[k].value == st.value) return std::nullopt;
@@ -48,7 +60,11 @@ std::optional<Lifetime> lifetimeOf(const model::Function& f, const model::Functi
   model::StreamRef allocated = p >= 0 ? f.events[size_t(p)].stream : model::StreamRef::current();
   if (p >= 0 && allocated.isSide() &&
       std::find(f.returned.begin(), f.returned.end(), st.value) != f.returned.end())
-    return Lifetime{allocated, model::StreamRef::current(), f.events[size_t(p)].loc};
+    return Lifetime{allocated, model::StreamRef::current(), f.events[size_t(p)].loc, true};
+  // Made on a side stream for the class's own consumer: the class joins that stream into the
+  // current one (a prefetch into `self.gpu_params[name]`, used by the next forward).
+  if (p >= 0 && allocated.isSide() && classJoins(m, cls, allocated))
+    return Lifetime{allocated, model::StreamRef::current(), f.events[size_t(p)].loc, true};
   return std::nullopt;
 }
 
@@ -65,7 +81,10 @@ bool orderedBefore(const model::Function& g, size_t k, const model::StreamRef& a
     if (e.kind == EventKind::HostSync && e.confidence != model::Confidence::Low &&
         (e.sync == model::SyncKind::Device || e.sync == model::SyncKind::Stream || e.sync == model::SyncKind::Event))
       return true;
-    if (e.kind == EventKind::RecordStream && (stateRoot(g, e.value) == root || entryOf(e.value, root))) return true;
+    // A record orders the entry it names only: one on every path to the `del`.
+    if (e.kind == EventKind::RecordStream && (stateRoot(g, e.value) == root || entryOf(e.value, root)) &&
+        model::dominates(g, j, k))
+      return true;
   }
   return false;
 }
@@ -77,17 +96,17 @@ std::vector<EarlyRelease> earlyStashReleases(const model::Module& m) {
   std::set<std::pair<const model::Function*, size_t>> seen;
   for (const auto& f : m.functions)
     for (const auto& st : f.stashes) {
-      std::optional<Lifetime> life = lifetimeOf(f, st);
-      if (!life) continue;
       // The class the storing method belongs to: its methods, hooks and closures share `self`.
       const std::string cls = f.name.substr(0, f.name.find('.')) + ".";
+      std::optional<Lifetime> life = lifetimeOf(m, f, cls, st);
+      if (!life) continue;
       for (const auto& g : m.functions) {
         if (!g.name.starts_with(cls)) continue;
         for (size_t k = 0; k < g.events.size(); ++k) {
           const auto& e = g.events[k];
           if (e.kind != EventKind::Free || !entryOf(e.value, st.root)) continue;
           if (orderedBefore(g, k, life->allocated, st.root) || !seen.insert({&g, k}).second) continue;
-          out.push_back({&f, &st, life->useAt, life->allocated, life->used, &g, e.loc});
+          out.push_back({&f, &st, life->useAt, life->handedOut, life->allocated, life->used, &g, e.loc});
         }
       }
     }

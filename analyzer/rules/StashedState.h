@@ -9,8 +9,9 @@
 // sync), or the tensor must be recorded for that stream (record_stream).
 //
 // Streams of a stashed value `t` in the function that stores it:
-//  - allocated in a side-stream region (a copy in, an op) and handed out (returned) or used
-//    on the current stream: allocated on that side stream, used on the current one;
+//  - allocated in a side-stream region (a copy in, an op) and handed out (returned), used on
+//    the current stream, or kept for the class's consumer (some method joins that side stream
+//    into the current one): allocated on that side stream, used on the current one;
 //  - produced on the current stream or taken from elsewhere (an argument, a hook's input),
 //    and read by GPU work on a side stream: allocated on the current stream, used on the side one.
 #pragma once
@@ -25,7 +26,8 @@ namespace sl::rules {
 struct EarlyRelease {
   const model::Function* storer = nullptr;
   const model::Function::Stash* stash = nullptr;
-  Loc useAt;                    // the use on the other stream, in `storer`
+  Loc useAt;                    // the use on the other stream in `storer`; else (handedOut) the allocation
+  bool handedOut = false;       // allocated on a side stream for the current stream's work (returned, or joined)
   model::StreamRef allocated;   // the stream the value was allocated on
   model::StreamRef used;        // the stream that used it
   const model::Function* releaser = nullptr;

@@ -2,7 +2,7 @@
 # handed itself (it waits first), which owns that stream's protocol.
 import torch
 
-from .comm import gather_into
+from .comm import gather_into, make_context
 
 
 def all_gather_matmul(shard: torch.Tensor, weight: torch.Tensor, ctx):
@@ -23,3 +23,12 @@ def stage(x: torch.Tensor, staging: torch.Tensor, ctx):
     copy_on(ctx.copy_stream, staging, x * 2)
     torch.cuda.current_stream().wait_stream(ctx.copy_stream)
     return staging
+
+
+def build_context(a: torch.Tensor, b: torch.Tensor):
+    # Streams handed over to be kept (a context that runs on them later): the function runs no
+    # protocol on them here, nothing was queued on them yet.
+    gather_stream = torch.cuda.Stream()
+    x = a * 2
+    ctx = make_context(x, b, gather_stream=gather_stream, gemm_stream=torch.cuda.Stream())
+    return ctx

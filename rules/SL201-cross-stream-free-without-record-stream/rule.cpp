@@ -38,7 +38,8 @@ class CrossStreamFree : public Rule {
       const std::string& v = r.stash->value;
       Finding& out = ctx.report(
           r.releaseAt, "this drops an entry of '" + r.stash->root + "', which holds '" + v + "' (allocated on " +
-                           r.allocated.describe() + ", used on " + r.used.describe() + " in " + methodName(*r.storer) +
+                           r.allocated.describe() + (r.handedOut ? " in " : ", used on " + r.used.describe() + " in ") +
+                           methodName(*r.storer) + (r.handedOut ? " for " + r.used.describe() : "") +
                            "), with no wait of " + r.allocated.describe() + " for " + r.used.describe() +
                            " before it: the allocator can hand its memory to new work on " + r.allocated.describe() +
                            " while " + r.used.describe() + " still uses it; make " + r.allocated.describe() +
@@ -46,7 +47,9 @@ class CrossStreamFree : public Rule {
                            v + ".record_stream(...) for " + r.used.describe() + " when it is stored");
       out.properties["confidence"] = "medium";
       ctx.note(out, r.stash->loc, "'" + v + "' stored in '" + r.stash->root + "' here");
-      ctx.note(out, r.useAt, "used on " + r.used.describe() + " here");
+      ctx.note(out, r.useAt, r.handedOut ? "allocated on " + r.allocated.describe() + " here and handed to " +
+                                               r.used.describe() + " (returned, or joined into it by the class)"
+                                         : "used on " + r.used.describe() + " here");
     }
   }
 
