@@ -91,14 +91,14 @@ const model::FunctionSummary* ProjectIndex::resolve(size_t from, const std::stri
   const model::FunctionSummary* s = summaries_[it->second.first]->of(it->second.second);
   if (!s) return nullptr;
   // Across files only facts whose code the prefilter always keeps (python/PyPrefilter.h: units
-  // naming synchronize or a stream's waits) travel, so findings do not depend on what was parsed: explicit syncs.
+  // naming synchronize, a stream's waits or record_stream) travel, so findings do not depend on
+  // what was parsed: explicit syncs, and whether a function orders streams.
   // GPU work, value reads and backward calls stay within their file (keeping every unit that
   // names backward cost 5 % more parsing for a rare case).
   model::FunctionSummary v;
   bool explicitSync = s->sync && (s->sync->sync == model::SyncKind::Device || s->sync->sync == model::SyncKind::Stream ||
                                   s->sync->sync == model::SyncKind::Event);
   if (explicitSync) v.sync = s->sync, v.syncOwner = s->syncOwner, v.syncPath = s->syncPath;
-  // Waits and record_stream calls: the prefilter keeps every unit that names them too.
   v.ordersStreams = s->ordersStreams;
   model::FunctionSummary& slot = views_[full];
   slot = v;

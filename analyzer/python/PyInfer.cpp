@@ -300,14 +300,14 @@ void Lowerer::helperCall(const std::string& callee, const CallArgs& a) {
   if (handed) {
     model::StreamRef s = named;
     if (s.name.empty()) s.name = std::string(text(handed->node, mc_.src));
-    if (!(model::effectiveStream(fn_, scope_) == s)) {
+    if (model::effectiveStream(fn_, scope_) != s) {
       saved = pushScope(model::ScopeKind::StreamRegion, a.call, std::move(s));
       fn_.scopes[size_t(scope_)].handedStream = true;
     }
   }
   callWork(a.call, a.pos, callee);
   emitCall(a.call, callee, a);
-  if (saved != -2) scope_ = saved;
+  if (saved != -2) popScope(saved);
 }
 
 // `cand_beams.add(offsets)`, `ids.eq(eos)` with the argument on the GPU (medium or more): torch

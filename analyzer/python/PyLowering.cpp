@@ -299,7 +299,7 @@ void Lowerer::noteStash(TSNode target, TSNode from) {
   std::string p = pathOf(target);
   if (!p.starts_with("self.") || !p.ends_with("[]")) return;
   std::string root = p.substr(0, p.size() - 2);
-  if (root.find_first_of("[") != std::string::npos) return;
+  if (root.find('[') != std::string::npos) return;
   if (is(from, "parenthesized_expression")) from = ts_node_named_child(from, 0);
   std::vector<TSNode> parts;
   if (is(from, "tuple") || is(from, "list") || is(from, "expression_list"))

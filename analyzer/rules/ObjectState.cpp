@@ -18,13 +18,17 @@ std::string stateRoot(const model::Function& f, const std::string& path) {
   return it == f.stateOf.end() ? "" : it->second;
 }
 
-namespace {
-
-// The class part of "Class.method" ("" for a free function).
 std::string classOf(const std::string& name) {
   size_t dot = name.rfind('.');
   return dot == std::string::npos ? "" : name.substr(0, dot);
 }
+
+bool writesState(const model::Function& g, const model::Event& e, const std::string& root) {
+  if (e.kind != EventKind::Work && stateRoot(g, e.value) == root) return true;
+  return std::any_of(e.writes.begin(), e.writes.end(), [&](const std::string& w) { return stateRoot(g, w) == root; });
+}
+
+namespace {
 
 void collect(const model::Module& m, const std::string& callee, int depth, std::set<std::string>& seen,
              std::vector<StateRead>& out) {

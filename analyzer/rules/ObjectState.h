@@ -15,6 +15,13 @@ namespace sl::rules {
 // local bound from it (model::Function::stateOf); "" when the path is not object state.
 std::string stateRoot(const model::Function& f, const std::string& path);
 
+// The class part of "Class.method" ("" for a free function).
+std::string classOf(const std::string& name);
+
+// Event `e` of `g` writes object state `root`: GPU work writing it, or an event that makes or
+// drops the value stored there (an allocation, a copy into it, a free).
+bool writesState(const model::Function& g, const model::Event& e, const std::string& root);
+
 // Object state a call to `callee` reads in GPU work before any wait of its own, through the
 // callee and the methods of its class it calls (a few levels): attribute -> the reading event.
 struct StateRead {

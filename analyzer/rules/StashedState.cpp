@@ -19,8 +19,7 @@ struct Lifetime {
 };
 
 bool reads(const model::Event& e, const std::string& v) {
-  if (std::find(e.reads.begin(), e.reads.end(), v) != e.reads.end()) return true;
-  return e.kind == EventKind::Copy && !e.reads.empty() && e.reads.front() == v;
+  return std::find(e.reads.begin(), e.reads.end(), v) != e.reads.end();
 }
 
 // A method of the class `cls` (a "Name." prefix) makes the current stream wait for `side`.
@@ -55,16 +54,14 @@ std::optional<Lifetime> lifetimeOf(const model::Module& m, const model::Function
                                      : model::StreamRef::current();
     if (!sameStream(e.stream, allocated)) return Lifetime{allocated, e.stream, e.loc};
   }
-  // Made on a side stream and handed to the caller, who works on its current stream.
+  // Made on a side stream and handed to the caller, who works on its current stream; or kept
+  // for the class's own consumer: the class joins that stream into the current one (a prefetch
+  // into `self.gpu_params[name]`, used by the next forward).
   long p = producerOf(f, st.value, end);
-  model::StreamRef allocated = p >= 0 ? f.events[size_t(p)].stream : model::StreamRef::current();
-  if (p >= 0 && allocated.isSide() &&
-      std::find(f.returned.begin(), f.returned.end(), st.value) != f.returned.end())
-    return Lifetime{allocated, model::StreamRef::current(), f.events[size_t(p)].loc, true};
-  // Made on a side stream for the class's own consumer: the class joins that stream into the
-  // current one (a prefetch into `self.gpu_params[name]`, used by the next forward).
-  if (p >= 0 && allocated.isSide() && classJoins(m, cls, allocated))
-    return Lifetime{allocated, model::StreamRef::current(), f.events[size_t(p)].loc, true};
+  if (p < 0 || !f.events[size_t(p)].stream.isSide()) return std::nullopt;
+  const auto& prod = f.events[size_t(p)];
+  const bool returned = std::find(f.returned.begin(), f.returned.end(), st.value) != f.returned.end();
+  if (returned || classJoins(m, cls, prod.stream)) return Lifetime{prod.stream, model::StreamRef::current(), prod.loc, true};
   return std::nullopt;
 }
 
@@ -82,8 +79,7 @@ bool orderedBefore(const model::Function& g, size_t k, const model::StreamRef& a
         (e.sync == model::SyncKind::Device || e.sync == model::SyncKind::Stream || e.sync == model::SyncKind::Event))
       return true;
     // A record orders the entry it names only: one on every path to the `del`.
-    if (e.kind == EventKind::RecordStream && (stateRoot(g, e.value) == root || entryOf(e.value, root)) &&
-        model::dominates(g, j, k))
+    if (e.kind == EventKind::RecordStream && stateRoot(g, e.value) == root && model::dominates(g, j, k))
       return true;
   }
   return false;

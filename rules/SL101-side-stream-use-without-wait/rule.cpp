@@ -144,7 +144,7 @@ class SideStreamUseWithoutWait : public Rule {
                                                       [&](const StateRead& s) {
                                                         return writtenAfterConstruction(ctx.module(), f, s.root, e.callee);
                                                       })
-                                : e.kind != EventKind::Backward && std::any_of(e.reads.begin(), e.reads.end(), fromElsewhere);
+                                : handed;
       const model::Event* owned = !changing || fresh || given || dead >= 0 || peer || join >= 0
                                       ? nullptr
                                       : ownedNeverWaited(ctx.module(), f, int(r));
@@ -176,8 +176,8 @@ class SideStreamUseWithoutWait : public Rule {
                  "'" + f.events[size_t(dead)].value + "' is recorded on " + f.events[size_t(dead)].stream.describe() +
                      " here, but nothing ever waits on it: the wait it was recorded for is missing");
       if (given)
-        ctx.note(out, f.loc, "'" + *given + "' is an argument of `" + f.name.substr(f.name.rfind('.') + 1) + "()` (" +
-                                 f.hot + "): it was produced on the caller's current stream when the call was made");
+        ctx.note(out, f.loc, "'" + *given + "' is an argument of " + methodName(f) + " (" + f.hot +
+                                 "): it was produced on the caller's current stream when the call was made");
       ctx.note(out, e.loc, "the region's first GPU work on its inputs" +
                                std::string(fresh ? ", on a stream created in the region's header: nothing can have made "
                                                    "it wait for the inputs' stream"
@@ -216,12 +216,11 @@ class SideStreamUseWithoutWait : public Rule {
     const model::StreamRef& s = f.scopes[size_t(r)].stream;
     if (s.name.empty()) return nullptr;
     const bool state = !stateRoot(f, s.name).empty();
-    const size_t dot = f.name.rfind('.');
-    if (state && dot == std::string::npos) return nullptr;
-    const std::string cls = state ? f.name.substr(0, dot + 1) : std::string();
+    const std::string cls = classOf(f.name);
+    if (state && cls.empty()) return nullptr;
     const model::Event* created = nullptr;
     for (const auto& g : m.functions) {
-      if (state ? !g.name.starts_with(cls) : &g != &f) continue;
+      if (state ? !g.name.starts_with(cls + ".") : &g != &f) continue;
       for (const auto& e : g.events) {
         if (e.kind == EventKind::Wait && e.stream.name == s.name) return nullptr;
         if (e.kind == EventKind::StreamCreate && e.value == s.name && !created) created = &e;
@@ -235,17 +234,12 @@ class SideStreamUseWithoutWait : public Rule {
   // `runsOnSide` is the callee the region runs: its writes are the side stream's too.
   static bool writtenAfterConstruction(const model::Module& m, const model::Function& f, const std::string& root,
                                        const std::string& runsOnSide) {
-    const size_t dot = f.name.rfind('.');
-    if (dot == std::string::npos) return false;
-    const std::string cls = f.name.substr(0, dot + 1);
+    const std::string cls = classOf(f.name);
+    if (cls.empty()) return false;
     for (const auto& g : m.functions) {
-      if (!g.name.starts_with(cls) || g.name == cls + "__init__" || g.name == runsOnSide) continue;
-      for (const auto& e : g.events) {
-        if (e.stream.isSide()) continue;
-        bool writes = stateRoot(g, e.value) == root && e.kind != EventKind::Work;
-        for (const auto& w : e.writes) writes |= stateRoot(g, w) == root;
-        if (writes) return true;
-      }
+      if (!g.name.starts_with(cls + ".") || g.name == cls + ".__init__" || g.name == runsOnSide) continue;
+      for (const auto& e : g.events)
+        if (!e.stream.isSide() && writesState(g, e, root)) return true;
     }
     return false;
   }
@@ -254,15 +248,13 @@ class SideStreamUseWithoutWait : public Rule {
   // and written by no other function: set-up done long before any region runs, not data
   // handed over per step.
   static bool constructorConstant(const model::Module& m, const model::Function& f, const std::string& root) {
-    const size_t dot = f.name.rfind('.');
-    if (dot == std::string::npos) return false;
-    const std::string ctor = f.name.substr(0, dot) + ".__init__";
+    const std::string cls = classOf(f.name);
+    if (cls.empty()) return false;
+    const std::string ctor = cls + ".__init__";
     bool inCtor = false;
     for (const auto& g : m.functions)
       for (const auto& e : g.events) {
-        bool writes = stateRoot(g, e.value) == root && e.kind != EventKind::Work;
-        for (const auto& w : e.writes) writes |= stateRoot(g, w) == root;
-        if (!writes) continue;
+        if (!writesState(g, e, root)) continue;
         if (g.name != ctor) return false;
         inCtor = true;
       }
@@ -305,7 +297,7 @@ class SideStreamUseWithoutWait : public Rule {
       if (root.empty() && (std::find(f.escaped.begin(), f.escaped.end(), r.value) != f.escaped.end() ||
                            std::find(f.returned.begin(), f.returned.end(), r.value) != f.returned.end()))
         continue;
-      const std::string cls = f.name.substr(0, f.name.rfind('.') == std::string::npos ? 0 : f.name.rfind('.'));
+      const std::string cls = classOf(f.name);
       bool used = false;
       for (const auto& g : m.functions) {
         if (&g != &f && (root.empty() || cls.empty() || !g.name.starts_with(cls + "."))) continue;

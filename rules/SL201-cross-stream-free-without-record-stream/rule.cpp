@@ -177,8 +177,8 @@ class CrossStreamFree : public Rule {
                                ".record_stream(" + (side.name.empty() ? std::string("<side stream>") : side.name) +
                                ") before dropping it");
     out.properties["confidence"] = "medium";
-    ctx.note(out, f.loc, "'" + parameterRoot(f, v) + "' is an argument of `" + f.name.substr(f.name.rfind('.') + 1) +
-                             "()` (" + f.hot + "): what it holds was produced on the caller's current stream");
+    ctx.note(out, f.loc, "'" + parameterRoot(f, v) + "' is an argument of " + methodName(f) + " (" + f.hot +
+                             "): what it holds was produced on the caller's current stream");
     ctx.note(out, f.events[u].loc, "used on " + side.describe() + " here");
   }
 
