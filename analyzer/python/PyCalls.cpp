@@ -200,12 +200,21 @@ Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
 Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a) {
   TSNode at = a.call;
   Value recv = in;
-  // `x.wait_stream(...)`/`x.wait_event(...)` name stream APIs whatever `x` is: a missed wait
-  // would make the ordering rules cry wolf.
+  // `x.wait_stream(...)`/`x.wait_event(...)`/`x.record_event()` name stream APIs whatever `x`
+  // is: a missed wait or hand-off would make the ordering rules cry wolf.
   // Tensors have no such methods: a receiver guessed to be one (a project helper's result
   // handed a device) is a stream all the same.
+  // `t.data_ptr()`: the address of a CUDA tensor's storage. A call handed it (a raw copy on a
+  // stream, `cudaMemcpyAsync(dst_ptr, src_ptr, n, stream)` in a helper) uses the tensor.
+  if (method == "data_ptr" && isCuda(recv) && !recv.path.empty()) {
+    Fact f{Kind::DevicePointer};
+    f.conf = recv.fact.conf;
+    f.why = recv.fact.why;
+    f.pointee = recv.path;
+    return Value{f, "", "", true};
+  }
   if ((recv.fact.kind == Kind::Unknown || recv.fact.kind == Kind::CudaTensor) && !recv.path.empty() &&
-      (method == "wait_stream" || method == "wait_event"))
+      (method == "wait_stream" || method == "wait_event" || method == "record_event"))
     recv.fact = Fact{Kind::Stream, StreamRef{StreamKind::Unknown, recv.path}};
   // x.repeat_interleave(counts) sizes its output from counts' values unless told output_size:
   // with counts on the GPU the host waits to read them.
@@ -358,10 +367,16 @@ Value Lowerer::copyToDevice(const Value& src, CallArgs& a, const char* api) {
   if (d && d->value.fact.kind == Kind::CudaDevice && d->value.fact.why) v.fact.why = because(d->value.fact.why, v.fact.why->ev.loc, v.fact.why->ev.text);
   // A host receiver of unknown kind (a loader batch) is only probably a tensor.
   if (src.fact.kind == Kind::Unknown) v.fact.conf = std::min(v.fact.conf, model::Confidence::Medium);
+  // Page-locked memory copied without blocking goes to the GPU, whatever the device variable
+  // says: pinning is for uploads (`cpu_copy.to(self.device, non_blocking=True)`).
+  const Arg* nb = a.keyword("non_blocking");
+  if (src.fact.kind == Kind::HostTensor && src.fact.pinned && truthy(nb) && v.fact.conf == model::Confidence::Low) {
+    v.fact.conf = model::Confidence::Medium;
+    v.fact.why = because(v.fact.why, locOf(a.call), "a non-blocking copy of page-locked memory, which goes to the GPU");
+  }
   stamp(emit(EventKind::Alloc, a.call, api), v.fact);
   auto& c = emit(EventKind::Copy, a.call, api);
   c.dir = CopyDir::HostToDevice;
-  const Arg* nb = a.keyword("non_blocking");
   c.nonBlocking = truthy(nb);
   // A loader's batch may come from pinned memory (pin_memory=True): unknown, not pageable.
   c.srcPinned = src.fact.pinned ? Tri::Yes : src.fact.kind == Kind::Unknown || src.fact.pinUnknown ? Tri::Unknown : Tri::No;

@@ -395,6 +395,10 @@ Value Lowerer::evalOperator(TSNode e) {
       r.value = v.path;
       stamp(r, v.fact);
     }
+  // `t.data_ptr() + offset`: an address into the same storage (raw-pointer copies, NVSHMEM).
+  if (!anyCuda && !std::strcmp(t, "binary_operator"))
+    for (const auto& v : operands)
+      if (v.fact.kind == Kind::DevicePointer) return Value{v.fact, "", "", false};
   if (!anyCuda) return {};
   // `[x] * n` with a CUDA `n`: Python repeats the list n times, so it reads n on the host.
   if (std::string_view(ts_node_type(ts_node_named_child(e, 0))) == "list" && operands.size() == 2 && isCuda(operands[1])) {

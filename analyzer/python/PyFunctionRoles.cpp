@@ -12,16 +12,23 @@ namespace sl::py {
 namespace {
 
 // Registrations whose hook runs on every forward, backward or optimizer step. Not the
-// state-dict and load hooks: those run once.
-const char* kHookRegistrations[] = {
-    "register_forward_hook",          "register_forward_pre_hook",
-    "register_full_backward_hook",    "register_full_backward_pre_hook",
-    "register_backward_hook",         "register_hook",
-    "register_post_accumulate_grad_hook", "register_comm_hook",
-    "register_multi_grad_hook",       "register_module_forward_hook",
-    "register_module_forward_pre_hook", "register_module_full_backward_hook",
-    "register_module_full_backward_pre_hook", "register_step_pre_hook",
-    "register_step_post_hook",
+// state-dict and load hooks: those run once. `tensorParam`: the parameter (counted without
+// `self`) autograd hands the hook a tensor in, on the device of the tensor hooked; -1 where it
+// hands a module and tuples, or a process group's state.
+struct HookRegistration {
+  const char* name;
+  int tensorParam;
+};
+const HookRegistration kHookRegistrations[] = {
+    {"register_forward_hook", -1},          {"register_forward_pre_hook", -1},
+    {"register_full_backward_hook", -1},    {"register_full_backward_pre_hook", -1},
+    {"register_backward_hook", -1},
+    {"register_hook", 0},                         // Tensor.register_hook(hook(grad))
+    {"register_post_accumulate_grad_hook", 0},    // hook(param), its .grad just accumulated
+    {"register_comm_hook", -1},             {"register_multi_grad_hook", -1},
+    {"register_module_forward_hook", -1},   {"register_module_forward_pre_hook", -1},
+    {"register_module_full_backward_hook", -1}, {"register_module_full_backward_pre_hook", -1},
+    {"register_step_pre_hook", -1},         {"register_step_post_hook", -1},
 };
 
 // A loss is computed on every training step: functions named as the computation of one
@@ -70,8 +77,8 @@ std::string stepByName(std::string_view name) {
 }
 
 bool isHookRegistration(std::string_view name) {
-  for (const char* h : kHookRegistrations)
-    if (name == h) return true;
+  for (const auto& h : kHookRegistrations)
+    if (name == h.name) return true;
   return false;
 }
 
@@ -758,6 +765,15 @@ std::string deliberateRole(std::string_view name) {
 bool namedAsPerStep(std::string_view name) { return !stepByName(name).empty(); }
 
 bool hotByNameOnly(std::string_view why) { return why.starts_with("named as "); }
+
+int hookTensorParam(std::string_view why) {
+  constexpr std::string_view kPrefix = "a hook registered with ";
+  if (!why.starts_with(kPrefix)) return -1;
+  why.remove_prefix(kPrefix.size());
+  for (const auto& h : kHookRegistrations)
+    if (why == h.name) return h.tensorParam;
+  return -1;
+}
 
 std::vector<size_t> perStepRegistrations(std::string_view src) {
   std::vector<size_t> out;

@@ -90,6 +90,10 @@ bool namedAsPerStep(std::string_view name);
 // Whether `why` (FunctionRoles::hot) makes a function hot by its name alone (stepByName's
 // reasons: `validation_step`, `compute_loss`), not by its class, a registration or a caller.
 bool hotByNameOnly(std::string_view why);
+// For a hook (`why` is FunctionRoles::hot): the parameter, counted without `self`, that autograd
+// hands a tensor in (`register_hook`'s gradient, `register_post_accumulate_grad_hook`'s
+// parameter); -1 for other hooks and other reasons.
+int hookTensorParam(std::string_view why);
 
 // Where `src` makes a function of its own hot by registering it, as the roles pass sees it:
 // the offsets of per-step hook registrations' names (`register_forward_hook`;

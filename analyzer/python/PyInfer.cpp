@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "python/PyFunctionRoles.h"
 #include "python/PyHostProof.h"
 #include "python/PyLowering.h"
 
@@ -244,7 +245,7 @@ void Lowerer::deviceByName(Value& v, TSNode at) const {
 void Lowerer::callWork(TSNode call, const std::vector<Arg>& args, const std::string& callee) {
   if (!model::effectiveStream(fn_, scope_).isSide()) return;
   std::vector<Value> vs;
-  for (const auto& x : args) vs.push_back(x.value);
+  for (const auto& x : args) vs.push_back(pointedTo(x.value));
   if (!strongestCuda(vs)) return;
   useOnStream(vs, call);
   emitWork(call, vs, callee);
@@ -278,8 +279,21 @@ void Lowerer::emitCall(TSNode call, const std::string& callee, const CallArgs& a
         std::find(e.reads.begin(), e.reads.end(), v.path) == e.reads.end())
       e.reads.push_back(v.path);
   };
-  for (const auto& x : a.pos) reads(x.value);
-  for (const auto& [k, x] : a.kw) reads(x.value);
+  for (const auto& x : a.pos) reads(pointedTo(x.value));
+  for (const auto& [k, x] : a.kw) reads(pointedTo(x.value));
+}
+
+// For an address into a tensor (`t.data_ptr() + off`), the tensor it points into, as sure as the
+// address; any other value as it is.
+Value Lowerer::pointedTo(const Value& v) const {
+  if (v.fact.kind != Kind::DevicePointer || v.fact.pointee.empty()) return v;
+  Fact f = lookup(v.fact.pointee);
+  if (f.kind != Kind::CudaTensor) {
+    f = Fact{Kind::CudaTensor};
+    f.conf = v.fact.conf;
+    f.why = v.fact.why;
+  }
+  return Value{f, v.fact.pointee, "", false};
 }
 
 void Lowerer::helperCall(const std::string& callee, const CallArgs& a) {
@@ -415,6 +429,21 @@ void Lowerer::autogradInputs(TSNode at) {
     f.why = because(nullptr, locOf(at), "'" + p + "' is an input of " + fn_.name + ", which autograd calls with tensors");
     env_[p] = f;
   }
+}
+
+// A tensor hook's input (the gradient of `register_hook`, the parameter of
+// `register_post_accumulate_grad_hook`) is the hooked tensor's: produced by autograd on the
+// stream current at backward, on the GPU in a file that uses CUDA. Medium confidence, like a
+// module's inputs: nothing in the file names its device.
+void Lowerer::hookInputs(TSNode at) {
+  const int k = hookTensorParam(fn_.hot);
+  if (k < 0 || !mc_.touchesCuda) return;
+  const size_t i = size_t(k) + (!fn_.params.empty() && fn_.params[0] == "self" ? 1 : 0);
+  if (i >= fn_.params.size() || nonTensorParams_.count(fn_.params[i])) return;
+  Fact f{Kind::CudaTensor};
+  f.conf = Confidence::Medium;
+  f.why = because(nullptr, locOf(at), "'" + fn_.params[i] + "' is the tensor autograd hands " + fn_.hot);
+  env_[fn_.params[i]] = f;
 }
 
 void Lowerer::callerInput(size_t index, const std::string& why, TSNode at) {

@@ -278,17 +278,38 @@ void Lowerer::lowerAssignment(TSNode a) {
   // a rule): a lifetime end for the storage used through that name. (A local's rebinding is
   // bind's.)
   if (is(right, "none") && is(left, "attribute"))
-    if (std::string p = pathOf(left); !p.empty() && isCuda(Value{lookup(p), p, "", false}) && !lookup(p).local)
-      emit(EventKind::Free, left, "drop").value = p;
+    if (std::string p = pathOf(left); !p.empty()) {
+      // `p.grad`/`p.data` of a CUDA tensor (a hook's parameter) is one too, named or not.
+      Fact f = lookup(p);
+      if (f.kind == Kind::Unknown && (p.ends_with(".grad") || p.ends_with(".data")))
+        f = lookup(p.substr(0, p.rfind('.'))), f.local = false;
+      if (isCuda(Value{f, p, "", false}) && !f.local) emit(EventKind::Free, left, "drop").value = p;
+    }
+  // `param.data = buf` (a layer-wise offloader swapping weights in): the module's next ops read
+  // `buf` through the parameter, on the stream current here, so handing it over is a use of
+  // `buf` on this stream (an upload on a side stream must be joined first).
+  // Only a tensor can be assigned there, so a value of unknown kind is one too (a low guess).
+  if (is(left, "attribute") && text(field(left, "attribute"), mc_.src) == "data" && !v.path.empty() &&
+      (isCuda(v) || v.fact.kind == Kind::Unknown) && model::enclosingSideRegion(fn_, scope_) < 0) {
+    auto& e = emit(EventKind::Work, left, "Tensor.data=");
+    e.reads.push_back(v.path);
+    if (isCuda(v)) stamp(e, v.fact);
+    else e.confidence = model::Confidence::Low;
+  }
   bind(left, v);
   noteStash(left, right);
   noteStateOrigin(left, right);
   noteArgumentPart(left, right);
-  // `self.ready = ev`: from here the local and the attribute are one object (object state).
+  // `self.ready = ev`: from here the local and the attribute are one object (object state);
+  // `self.bufs[k] = t`: the local is an entry of the container.
   if (is(right, "identifier") && is(left, "attribute")) {
     TSNode obj = field(left, "object");
     if (is(obj, "identifier") && text(obj, mc_.src) == "self")
       fn_.stateOf[std::string(text(right, mc_.src))] = "self." + std::string(text(field(left, "attribute"), mc_.src));
+  } else if (is(right, "identifier") && is(left, "subscript")) {
+    std::string p = pathOf(left);
+    if (p.starts_with("self.") && p.ends_with("[]") && p.find('[') == p.size() - 2)
+      fn_.stateOf[std::string(text(right, mc_.src))] = p.substr(0, p.size() - 2);
   }
 }
 

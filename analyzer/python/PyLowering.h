@@ -36,6 +36,7 @@ enum class Kind : uint8_t {
   HostDevice,
   StreamContext,    // the object torch.cuda.stream(s) returns
   Callable,         // a function that opens a stream region when called: `partial(torch.cuda.stream, stream=s)`
+  DevicePointer,    // an address into a CUDA tensor's storage (`t.data_ptr() + off`): `pointee` names it
 };
 
 // The reasons a value is what it is, newest first; shared by every copy of the fact.
@@ -59,7 +60,8 @@ struct Fact {
   bool mixed = false;           // CudaTensor: a call's result that may bundle non-tensors
                                 // (counts, flags): its unpacked parts are only low-confidence
   model::Confidence conf = model::Confidence::High;  // CudaTensor/CudaModule/CudaDevice
-  WhyPtr why;                   // what made it so (CudaTensor/CudaModule/CudaDevice)
+  WhyPtr why;                   // what made it so (CudaTensor/CudaModule/CudaDevice/DevicePointer)
+  std::string pointee;          // DevicePointer: the tensor's access path
 };
 
 // The value of an expression: its fact, its access path when it names storage, and whether
@@ -128,6 +130,8 @@ class Lowerer {
   // was given or the incoming gradients, tensors of a device the body does not name (low; a use
   // on a side stream then says they are on the GPU).
   void autogradInputs(TSNode at);
+  void hookInputs(TSNode at);  // PyInfer.cpp
+  Value pointedTo(const Value& v) const;
   // Positional parameter `index` is given a CUDA tensor by per-step code of another module
   // (python/PythonFrontend.h CallerInputs): an annotated tensor there is on the GPU (medium).
   void callerInput(size_t index, const std::string& why, TSNode at);

@@ -156,6 +156,7 @@ class ModuleLowering {
     // Inputs of a module's forward (FunctionRoles decided it is one) are on the module's device.
     if (f.hot.find("Module.forward") != std::string::npos) low.moduleInputs(def);
     if (f.hot.starts_with("autograd.Function.")) low.autogradInputs(def);
+    low.hookInputs(def);
     if (callers_)
       if (auto it = callers_->find(name); it != callers_->end())
         for (const auto& c : it->second) low.callerInput(c.index, c.why, def);

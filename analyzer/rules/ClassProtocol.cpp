@@ -39,7 +39,12 @@ struct ClassView {
   std::vector<Method> methods;
 };
 
-bool namedSide(const model::StreamRef& s) { return s.kind == StreamKind::Side && !s.name.empty(); }
+// A stream the class keeps on `self` counts whatever its origin (a constructor argument
+// annotated `torch.cuda.Stream`): the class enters regions on it to move work off the caller's
+// stream, and if a caller handed in its current stream there is nothing to order.
+bool namedSide(const model::StreamRef& s) {
+  return !s.name.empty() && (s.kind == StreamKind::Side || (s.kind == StreamKind::Unknown && s.name.starts_with("self.")));
+}
 bool onCurrent(const model::StreamRef& s) { return s.kind == StreamKind::Current || s.kind == StreamKind::Default; }
 
 std::vector<Access> accessesOf(const model::Function& f) {

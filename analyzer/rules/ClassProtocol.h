@@ -19,7 +19,10 @@
 //    allocates is never allocated again, so its memory is never handed back (SL201 skips it).
 //    A reader that is `__init__` runs before every writer it does not call itself.
 //  - Only named side streams (`self.comm_stream`, a module-level stream) count as producers and
-//    consumers: a stream passed in as an argument may be the caller's current stream.
+//    consumers: a stream passed in as an argument may be the caller's current stream. A stream
+//    kept on `self` counts whatever its origin (a constructor argument): the class enters
+//    regions on it to move work off the caller's stream, and were it the caller's current
+//    stream there would be nothing to order.
 #pragma once
 #include <string>
 #include <vector>

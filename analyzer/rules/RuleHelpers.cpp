@@ -107,8 +107,9 @@ std::string spell(model::Lang lang, const model::StreamRef& s, const char* place
 std::string waitHint(model::Lang lang, const model::StreamRef& waiter, const model::StreamRef& producer) {
   if (lang != model::Lang::Cpp)
     return (waiter.name.empty() ? std::string("stream") : waiter.name) +
-           (producer.kind == StreamKind::Current ? ".wait_stream(torch.cuda.current_stream())"
-                                                 : ".wait_stream(<producer stream>)");
+           (producer.kind == StreamKind::Current || producer.kind == StreamKind::Default
+                ? ".wait_stream(torch.cuda.current_stream())"
+                : ".wait_stream(" + (producer.name.empty() ? std::string("<producer stream>") : producer.name) + ")");
   std::string w = spell(lang, waiter, "<consumer stream>"), p = spell(lang, producer, "<producer stream>");
   std::string cuda = "cudaEventRecord(ev, " + p + ") then cudaStreamWaitEvent(" + w + ", ev)";
   auto raw = [](const model::StreamRef& r) { return r.kind == StreamKind::Legacy || r.kind == StreamKind::PerThread; };

@@ -148,6 +148,9 @@ class SideStreamUseWithoutWait : public Rule {
       const model::Event* owned = !changing || fresh || given || dead >= 0 || peer || join >= 0
                                       ? nullptr
                                       : ownedNeverWaited(ctx.module(), f, int(r));
+      // The function's own working stream joins it: that is the stream to wait for.
+      if (join >= 0 && f.events[size_t(join)].stream.isSide())
+        fix = "call " + waitHint(ctx.module().lang, sc.stream, f.events[size_t(join)].stream) + " before the region";
       if (dead >= 0 && !fresh && ctx.module().lang == model::Lang::Python)
         fix = "call " + (sc.stream.name.empty() ? std::string("the side stream") : sc.stream.name) + ".wait_event(" +
               f.events[size_t(dead)].value + ") before the region";
@@ -263,12 +266,21 @@ class SideStreamUseWithoutWait : public Rule {
 
   // Index of a wait, after region `r` and outside it, of the current stream for `s` (the join
   // `current_stream().wait_stream(s)`), or -1. One side stream waiting for another
-  // (`intra.wait_stream(inter)` on streams handed in) chains streams the caller orders.
+  // (`intra.wait_stream(inter)` on streams handed in) chains streams the caller orders, unless
+  // the waiter is the stream this function works on itself: it entered a region of its own on
+  // it before region `r` (`with torch.cuda.stream(compute_stream):` then the join
+  // `compute_stream.wait_stream(ag_stream)`).
   static long joinAfter(const model::Function& f, int r, size_t first, const model::StreamRef& s) {
+    auto worksOn = [&](const model::StreamRef& w) {
+      return std::any_of(f.scopes.begin(), f.scopes.end(), [&](const model::Scope& sc) {
+        return sc.kind == model::ScopeKind::StreamRegion && !sc.handedStream && sameStream(sc.stream, w) &&
+               sc.loc.line < f.scopes[size_t(r)].loc.line;
+      });
+    };
     for (size_t k = first + 1; k < f.events.size(); ++k) {
       const auto& w = f.events[k];
-      if (w.kind == EventKind::Wait && !model::scopeWithin(f, w.scope, r) && !w.stream.isSide() &&
-          sameStream(w.other, s))
+      if (w.kind == EventKind::Wait && !model::scopeWithin(f, w.scope, r) && sameStream(w.other, s) &&
+          (!w.stream.isSide() || worksOn(w.stream)))
         return long(k);
     }
     return -1;
@@ -363,10 +375,12 @@ class SideStreamUseWithoutWait : public Rule {
       const bool maybeSame = w.stream.kind == model::StreamKind::Unknown && (w.stream.name.empty() || s.name.empty());
       if (w.kind == EventKind::Wait && (sameStream(w.stream, s) || maybeSame)) return true;
       // A host sync (device, stream, value read, blocking copy) drains the current stream's work
-      // before the host goes on to queue the region's work.
+      // before the host goes on to queue the region's work; a value read or a stream sync on a
+      // side stream (`.item()` inside another region) drains that stream only.
       // (Only a sync we are sure of: a guessed one would hide the finding.)
+      const bool onSide = w.stream.isSide() && w.sync != model::SyncKind::Device && w.sync != model::SyncKind::Event;
       if (w.kind == EventKind::HostSync && w.sync != model::SyncKind::Allocation &&
-          w.confidence != model::Confidence::Low)
+          w.confidence != model::Confidence::Low && !onSide)
         return true;
     }
     return false;

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "rules/ClassProtocol.h"
+#include "rules/ForkJoin.h"
 #include "rules/Rule.h"
 #include "rules/RuleHelpers.h"
 
@@ -15,12 +16,14 @@ class SideStreamResultWithoutJoin : public Rule {
  public:
   void check(RuleContext& ctx) const override {
     std::set<std::pair<uint32_t, std::string>> reported;  // one finding per line and value
+    std::set<std::pair<const model::Function*, std::string>> joinAsked;  // streams a finding asks to join
     for (const auto& f : ctx.module().functions) {
       for (size_t i = 0; i < f.events.size(); ++i) {
         const auto& e = f.events[i];
         for (const auto& v : e.reads)
           if (unjoined(ctx, f, v, i, e.stream) && reported.insert({e.loc.line, v}).second) {
             const auto& prod = f.events[size_t(producerOf(f, v, i))];
+            joinAsked.insert({&f, prod.stream.name});
             Finding& out = ctx.report(
                 e.loc, "'" + v + "' was written on " + prod.stream.describe() + " and is used here on " +
                            e.stream.describe() + " without waiting for it: this can read it before the "
@@ -35,6 +38,7 @@ class SideStreamResultWithoutJoin : public Rule {
         const std::string& v = f.returned[k];
         if (!seen.insert(v).second || !unjoined(ctx, f, v, f.events.size(), model::StreamRef::current())) continue;
         const auto& prod = f.events[size_t(producerOf(f, v, f.events.size()))];
+        joinAsked.insert({&f, prod.stream.name});
         // Reported where the join goes: at the end of the side-stream region that wrote it (its
         // last event), else at the write; the write and the `return`/`yield` that hands it out
         // are notes.
@@ -50,9 +54,10 @@ class SideStreamResultWithoutJoin : public Rule {
         // usually joins it where it uses the result (lmdeploy's model_forward).
         if (streamIsParameter(f, prod.stream)) out.properties["confidence"] = "low";
       }
-      argumentsWritten(ctx, f, reported);
+      argumentsWritten(ctx, f, reported, joinAsked);
     }
-    acrossMethods(ctx, reported);
+    acrossMethods(ctx, reported, joinAsked);
+    forksWithoutJoin(ctx, joinAsked);
   }
 
  private:
@@ -63,7 +68,8 @@ class SideStreamResultWithoutJoin : public Rule {
   // when the module joins the stream in a function that has no region of its own on it (the
   // join lives in a `wait()`/`synchronize()` method of the protocol). Medium confidence.
   static void argumentsWritten(RuleContext& ctx, const model::Function& f,
-                               std::set<std::pair<uint32_t, std::string>>& reported) {
+                               std::set<std::pair<uint32_t, std::string>>& reported,
+                               std::set<std::pair<const model::Function*, std::string>>& joinAsked) {
     std::set<std::string> seen;
     for (size_t i = 0; i < f.events.size(); ++i) {
       const auto& e = f.events[i];
@@ -74,13 +80,15 @@ class SideStreamResultWithoutJoin : public Rule {
         if (std::find(f.returned.begin(), f.returned.end(), v) != f.returned.end()) continue;  // reported above
         if (usedLater(f, i, v)) continue;  // that use is judged above
         if (!unjoined(ctx, f, v, f.events.size(), model::StreamRef::current())) continue;
-        if (streamIsParameter(f, e.stream) || recordedAfter(f, i, e.stream) || joinedElsewhere(ctx.module(), e.stream))
+        if (streamIsParameter(f, e.stream) || recordedAfter(f, i, e.stream) || joinedElsewhere(ctx.module(), e.stream) ||
+            finishedElsewhere(ctx.module(), f, e.stream))
           continue;
         // C/C++: a stream taken from a context object the caller holds (`ctx->stream()`) is an
         // asynchronous API's contract (the caller synchronizes that context); only a stream the
         // function creates itself is known to be out of the caller's reach.
         if (ctx.module().lang == model::Lang::Cpp && !createdHere(f, e.stream)) continue;
         if (!reported.insert({e.loc.line, v}).second) continue;
+        joinAsked.insert({&f, e.stream.name});
         Finding& out = ctx.report(e.loc, "'" + v + "' (an argument of " + methodName(f) + ") is written on " +
                                              e.stream.describe() + " and the function returns without the caller's "
                                              "stream waiting for it: the caller can read it before it is written; call " +
@@ -89,6 +97,25 @@ class SideStreamResultWithoutJoin : public Rule {
         out.properties["confidence"] = "medium";
         ctx.note(out, f.loc, "'" + root + "' is handed in by the caller, which uses it on its current stream");
       }
+    }
+  }
+
+  // A function that forks a side stream from the current one and gives it work, then returns
+  // with nothing joining it back (rules/ForkJoin.h). Reported where the join goes, at the
+  // return; medium confidence (low when the stream is itself an argument: the caller holds it
+  // and may join it). Not again for a stream a finding above already asks to join.
+  static void forksWithoutJoin(RuleContext& ctx,
+                               const std::set<std::pair<const model::Function*, std::string>>& joinAsked) {
+    for (const auto& u : unjoinedForks(ctx.module(), ctx.summary())) {
+      if (joinAsked.count({u.fn, u.stream.name})) continue;
+      Finding& out = ctx.report(
+          u.exitAt, methodName(*u.fn) + " makes " + u.stream.describe() + " wait for " + u.from.describe() +
+                    " and gives it work, but returns with nothing making " + u.from.describe() + " wait for it: the "
+                    "caller runs on while that work still reads its tensors (which it may free or overwrite) and "
+                    "before its results are written; call " + joinHint(ctx, u.from, u.stream) + " before returning");
+      out.properties["confidence"] = u.streamIsParameter ? "low" : "medium";
+      ctx.note(out, u.fork->loc, u.stream.describe() + " is forked from " + u.from.describe() + " here");
+      ctx.note(out, u.lastWork->loc, "the last work given to " + u.stream.describe() + " is queued here");
     }
   }
 
@@ -144,8 +171,10 @@ class SideStreamResultWithoutJoin : public Rule {
   // (a prefetcher's preload() and next()), and no method joins the two (rules/ClassProtocol.h).
   // Medium confidence: the value is used by GPU work on a side stream, and a caller outside the
   // class could still make its stream wait for the class's side stream.
-  static void acrossMethods(RuleContext& ctx, std::set<std::pair<uint32_t, std::string>>& reported) {
+  static void acrossMethods(RuleContext& ctx, std::set<std::pair<uint32_t, std::string>>& reported,
+                            std::set<std::pair<const model::Function*, std::string>>& joinAsked) {
     for (const auto& p : unjoinedStateReads(ctx.module())) {
+      joinAsked.insert({p.writer, p.producer.name});
       if (!reported.insert({p.readAt.line, p.root}).second) continue;
       Finding& out = ctx.report(
           p.readAt, "'" + p.root + "' is written on " + p.producer.describe() + " in " + methodName(*p.writer) +
@@ -162,7 +191,8 @@ class SideStreamResultWithoutJoin : public Rule {
 
   static std::string joinHint(RuleContext& ctx, const model::StreamRef& consumer, const model::StreamRef& side) {
     if (ctx.module().lang != model::Lang::Cpp)
-      return "torch.cuda.current_stream().wait_stream(" + side.name + ")";
+      return (consumer.isSide() && !consumer.name.empty() ? consumer.name : "torch.cuda.current_stream()") +
+             ".wait_stream(" + side.name + ")";
     return waitHint(model::Lang::Cpp, consumer, side);
   }
 

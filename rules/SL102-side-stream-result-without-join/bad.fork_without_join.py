@@ -1,0 +1,36 @@
+# A function forks a side stream from the current one (the side stream waits for it), hands it
+# an all-gather, computes on the current stream meanwhile and returns without joining: the
+# caller's stream runs on while the gather still reads `x` (the caller may free it) and writes
+# the workspace the caller's next call reads.
+import torch
+
+
+def gather_on(x: torch.Tensor, workspace: torch.Tensor, stream):
+    with torch.cuda.stream(stream):
+        workspace.copy_(x)
+
+
+class GatherContext:
+    def __init__(self):
+        self.gather_stream = torch.cuda.Stream()
+        self.workspace = torch.empty(1 << 20, device="cuda")
+
+
+def gather_gemm(x: torch.Tensor, w: torch.Tensor, ctx: GatherContext):
+    current = torch.cuda.current_stream()
+    ctx.gather_stream.wait_stream(current)
+    gather_on(x, ctx.workspace, ctx.gather_stream)
+    y = x @ w
+    return y  # expect: SL102
+
+
+class Overlapped:
+    def __init__(self):
+        self.side = torch.cuda.Stream()
+
+    def forward(self, x: torch.Tensor):
+        self.side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.side):
+            h = x * 2
+            h.mul_(3)
+        z = x + 1  # expect: SL102
