@@ -219,6 +219,13 @@ struct Function {
   // binding). Lets a rule match what one method of a class writes with what another reads
   // through the same attribute.
   std::map<std::string, std::string> stateOf;
+  // Python: locals bound to the stream a function of this module returns (`s = side_stream()`,
+  // a helper that creates the stream once and caches it): local name -> that function.
+  std::map<std::string, std::string> streamFrom;
+  // Python: calls handed more than one side stream (`producer(a, bufs, intra_stream,
+  // inter_stream)`): where the call is, and each stream after the first (the first makes the
+  // call a region of its own, Scope::handedStream). The callee queues work on all of them.
+  std::vector<std::pair<Loc, StreamRef>> alsoHanded;
   // Python: locals stored into a container of object state (`self.stash[k] = (t, ev)`): the
   // container keeps them alive until an entry is deleted (a Free of "self.stash[]", in any
   // method). `before` is the number of events lowered before the store.

@@ -299,14 +299,19 @@ Value Lowerer::pointedTo(const Value& v) const {
 void Lowerer::helperCall(const std::string& callee, const CallArgs& a) {
   const Arg* handed = nullptr;
   model::StreamRef named;
+  std::vector<model::StreamRef> more;  // further side streams handed to the same call
   auto consider = [&](const Arg& x) {
-    if (handed) return;
     // A stream made right in the arguments (`make_ctx(a, stream=torch.cuda.Stream())`) is handed
     // over to be kept: nothing was queued on it to order, and the callee decides when it runs.
+    model::StreamRef s;
     if (x.value.fact.kind == Kind::Stream && x.value.fact.stream.isSide() && !x.value.path.empty())
-      handed = &x, named = x.value.fact.stream;
+      s = x.value.fact.stream;
     else if (x.value.fact.kind == Kind::Unknown && !x.value.path.empty() && mc_.streamPaths.count(x.value.path))
-      handed = &x, named = model::StreamRef{model::StreamKind::Unknown, x.value.path};
+      s = model::StreamRef{model::StreamKind::Unknown, x.value.path};
+    else
+      return;
+    if (!handed) handed = &x, named = s;
+    else more.push_back(s);
   };
   for (const auto& x : a.pos) consider(x);
   for (const auto& [k, x] : a.kw) consider(x);
@@ -321,6 +326,7 @@ void Lowerer::helperCall(const std::string& callee, const CallArgs& a) {
   }
   callWork(a.call, a.pos, callee);
   emitCall(a.call, callee, a);
+  for (auto& s : more) fn_.alsoHanded.emplace_back(locOf(a.call), std::move(s));
   if (saved != -2) popScope(saved);
 }
 

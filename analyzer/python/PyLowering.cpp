@@ -297,6 +297,9 @@ void Lowerer::lowerAssignment(TSNode a) {
     else e.confidence = model::Confidence::Low;
   }
   bind(left, v);
+  if (is(left, "identifier") && is(right, "call") && v.fact.kind == Kind::Stream)
+    if (std::string callee(text(field(right, "function"), mc_.src)); mc_.streamReturners.count(callee))
+      fn_.streamFrom[std::string(text(left, mc_.src))] = callee;
   noteStash(left, right);
   noteStateOrigin(left, right);
   noteArgumentPart(left, right);

@@ -32,6 +32,11 @@ bool isFork(const model::Function& f, size_t i) {
   const auto& w = f.events[i];
   if (w.kind != EventKind::Wait || !w.stream.isSide() || w.stream.name.empty()) return false;
   if (model::enclosingSideRegion(f, w.scope) >= 0) return false;
+  // `compute.wait_stream(reduce)` after `reduce.wait_stream(compute)` joins `reduce` back.
+  for (size_t k = 0; k < i; ++k)
+    if (f.events[k].kind == EventKind::Wait && sameStream(f.events[k].stream, w.other) &&
+        sameStream(f.events[k].other, w.stream))
+      return false;
   if (w.value.empty()) return !w.other.isSide() || !w.other.name.empty();
   for (size_t k = 0; k < i; ++k)
     if (f.events[k].kind == EventKind::EventRecord && f.events[k].value == w.value &&
@@ -54,16 +59,20 @@ bool joins(const model::Event& e, const model::StreamRef& s) {
   return e.kind == EventKind::Wait && e.value.empty() && sameStream(e.other, s);
 }
 
-// GPU work queued on `s` by event `k`: an op, a copy onto the device or a backward on it, or a
-// call inside a region on it whose callee runs GPU work. Not a copy to the host: an offload's
+// GPU work queued on `s` by event `k`: an op, a copy onto the device or a backward on it, a
+// call handed `s`, or a call inside a region on it whose callee runs GPU work. Not a copy to the host: an offload's
 // consumer is the host, which must synchronize on the copy anyway (SL203), and the inputs'
 // lifetime is SL201's.
 bool workOn(const model::Function& f, size_t k, const model::StreamRef& s, const model::ModuleSummary& summary) {
   const auto& e = f.events[k];
+  for (const auto& [at, also] : f.alsoHanded)
+    if (e.kind == EventKind::Call && at == e.loc && sameStream(also, s)) return true;
   if (!sameStream(e.stream, s)) return false;
   if (e.kind == EventKind::Work || e.kind == EventKind::Backward) return true;
   if (e.kind == EventKind::Copy) return e.dir != model::CopyDir::DeviceToHost;
   if (e.kind != EventKind::Call || model::enclosingSideRegion(f, e.scope) < 0) return false;
+  // A call handed the stream (Scope::handedStream) was given it to queue work there.
+  if (f.scopes[size_t(e.scope)].handedStream) return true;
   const model::FunctionSummary* c = summary.of(e.callee);
   return c && c->gpuWork;
 }

@@ -76,8 +76,12 @@ bool orderedBetween(const model::Function& f, size_t from, size_t to, const mode
     if (e.kind == EventKind::HostSync && e.sync == model::SyncKind::BlockingCopy &&
         (producer.kind == StreamKind::Legacy || producer.kind == StreamKind::PerThread))
       return true;
+    // A wait for a stream we cannot name may be for the producer; two different names
+    // (`ctx.intra_stream`, `ctx.inter_stream`) are two streams.
+    const bool maybeProducer = e.other.kind == StreamKind::Unknown && (e.other.name.empty() || producer.name.empty() ||
+                                                                        e.other.name == producer.name);
     return e.kind == EventKind::Wait && sameStream(e.stream, waiter) &&
-           (!e.value.empty() || e.other.kind == StreamKind::Unknown || sameStream(e.other, producer));
+           (!e.value.empty() || maybeProducer || sameStream(e.other, producer));
   };
   // Only host syncs and waits can order the streams: the index lists just those.
   const size_t end = std::min(to, f.events.size());

@@ -164,10 +164,13 @@ class SideStreamUseWithoutWait : public Rule {
       // for the inputs autograd or a module call hands over (producedByCaller).
       out.properties["confidence"] = fresh || given || dead >= 0 || peer || join >= 0 || owned ? "medium" : "low";
       if (owned)
-        ctx.note(out, owned->loc, sc.stream.describe() + " is created here, and nothing in " +
-                                      (stateRoot(f, sc.stream.name).empty() ? "`" + methodName(f) + "()`"
-                                                                            : "its class") +
-                                      " ever makes it wait");
+        ctx.note(out, owned->loc,
+                 owned->kind == EventKind::Call
+                     ? sc.stream.describe() + " comes from `" + owned->callee +
+                           "()`, which makes it, and nothing in this module ever makes it wait"
+                     : sc.stream.describe() + " is created here, and nothing in " +
+                           (stateRoot(f, sc.stream.name).empty() ? methodName(f) : std::string("its class")) +
+                           " ever makes it wait");
       if (join >= 0)
         ctx.note(out, f.events[size_t(join)].loc, "the function joins " + sc.stream.describe() +
                                                       " here, after the region, but never makes it wait before");
@@ -218,6 +221,7 @@ class SideStreamUseWithoutWait : public Rule {
   static const model::Event* ownedNeverWaited(const model::Module& m, const model::Function& f, int r) {
     const model::StreamRef& s = f.scopes[size_t(r)].stream;
     if (s.name.empty()) return nullptr;
+    if (auto it = f.streamFrom.find(s.name); it != f.streamFrom.end()) return cachedNeverWaited(m, f, it->second);
     const bool state = !stateRoot(f, s.name).empty();
     const std::string cls = classOf(f.name);
     if (state && cls.empty()) return nullptr;
@@ -230,6 +234,28 @@ class SideStreamUseWithoutWait : public Rule {
       }
     }
     return created;
+  }
+
+  // The call of `maker`, a module function that returns a stream it made or keeps (made once and
+  // cached: `side_stream()`), that gave `f` its local, when no function of the module ever makes
+  // that stream wait under any local bound from `maker()`; nullptr otherwise. (The maker's body
+  // may not be lowered: its being a stream maker is what the frontend knows of it.)
+  static const model::Event* cachedNeverWaited(const model::Module& m, const model::Function& f,
+                                               const std::string& maker) {
+    std::string cached;  // the name the maker keeps it under (`_SIDE`), when its body is lowered
+    if (const model::Function* g = m.find(maker))
+      for (const auto& e : g->events)
+        if (e.kind == EventKind::StreamCreate && cached.empty()) cached = e.value;
+    for (const auto& h : m.functions)
+      for (const auto& e : h.events) {
+        if (e.kind != EventKind::Wait) continue;
+        auto it = h.streamFrom.find(e.stream.name);
+        if ((it != h.streamFrom.end() && it->second == maker) || (!cached.empty() && e.stream.name == cached))
+          return nullptr;
+      }
+    for (const auto& e : f.events)
+      if (e.kind == EventKind::Call && e.callee == maker) return &e;
+    return nullptr;
   }
 
   // Object state `root` that a method of `f`'s class other than `__init__` writes, off side

@@ -13,7 +13,9 @@ def gather_on(x: torch.Tensor, workspace: torch.Tensor, stream):
 class GatherContext:
     def __init__(self):
         self.gather_stream = torch.cuda.Stream()
+        self.inter_stream = torch.cuda.Stream()
         self.workspace = torch.empty(1 << 20, device="cuda")
+        self.inter_workspace = torch.empty(1 << 20, device="cuda")
 
 
 def gather_gemm(x: torch.Tensor, w: torch.Tensor, ctx: GatherContext):
@@ -22,6 +24,23 @@ def gather_gemm(x: torch.Tensor, w: torch.Tensor, ctx: GatherContext):
     gather_on(x, ctx.workspace, ctx.gather_stream)
     y = x @ w
     return y  # expect: SL102
+
+
+def gather_two_level(x: torch.Tensor, ctx: GatherContext):
+    # A helper handed two streams queues work on both; only the first is joined back.
+    current = torch.cuda.current_stream()
+    ctx.gather_stream.wait_stream(current)
+    ctx.inter_stream.wait_stream(current)
+    gather_two_on(x, ctx.workspace, ctx.inter_workspace, ctx.gather_stream, ctx.inter_stream)
+    current.wait_stream(ctx.gather_stream)
+    return x  # expect: SL102
+
+
+def gather_two_on(x: torch.Tensor, intra_ws: torch.Tensor, inter_ws: torch.Tensor, intra, inter):
+    with torch.cuda.stream(inter):
+        inter_ws.copy_(x)
+    with torch.cuda.stream(intra):
+        intra_ws.copy_(x)
 
 
 class Overlapped:

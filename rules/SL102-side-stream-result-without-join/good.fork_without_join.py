@@ -90,3 +90,15 @@ def capture(step_fn, static_x: torch.Tensor):
     with torch.cuda.stream(s), torch.cuda.graph(g, stream=s):
         static_y = static_x * 2
     return g
+
+
+def reduce_overlapped(x: torch.Tensor, ctx, compute_stream, reduce_stream):
+    # Two streams handed in: `reduce_stream` is forked from `compute_stream` and joined back into
+    # it; the work `compute_stream` gets after the join is no fork of its own.
+    reduce_stream.wait_stream(compute_stream)
+    with torch.cuda.stream(reduce_stream):
+        ctx.out.copy_(x * 2)
+    compute_stream.wait_stream(reduce_stream)
+    with torch.cuda.stream(compute_stream):
+        ctx.out.add_(1)
+    return ctx.out
