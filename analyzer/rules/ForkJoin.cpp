@@ -11,17 +11,22 @@ namespace {
 
 using model::EventKind;
 
-// Event `r` (a record) is used: waited on, synchronized or handed on (stored in object state,
-// returned, passed away). A record nobody uses orders nothing.
-bool recordUsed(const model::Function& f, const model::Event& r) {
+// Event `r` (a record) is used: waited on, synchronized or handed on (returned, passed away),
+// in `f` or, for an event kept on `self` (`self.done.record(s)`), in any function of the module.
+// A record nobody uses orders nothing.
+bool recordUsed(const model::Module& m, const model::Function& f, const model::Event& r) {
   if (r.value.empty()) return false;
-  if (!stateRoot(f, r.value).empty()) return true;
-  auto in = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), r.value) != v.end(); };
-  if (in(f.returned) || in(f.escaped)) return true;
-  return std::any_of(f.events.begin(), f.events.end(), [&](const model::Event& e) {
-    return &e != &r && e.kind != EventKind::EventRecord && e.kind != EventKind::EventCreate &&
-           (e.value == r.value || mentions(e, r.value));
-  });
+  const bool state = !stateRoot(f, r.value).empty();
+  auto usedIn = [&](const model::Function& g) {
+    auto in = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), r.value) != v.end(); };
+    if (in(g.returned) || in(g.escaped)) return true;
+    return std::any_of(g.events.begin(), g.events.end(), [&](const model::Event& e) {
+      return &e != &r && e.kind != EventKind::EventRecord && e.kind != EventKind::EventCreate &&
+             (e.value == r.value || mentions(e, r.value));
+    });
+  };
+  if (!state) return usedIn(f);
+  return std::any_of(m.functions.begin(), m.functions.end(), usedIn);
 }
 
 // A fork at `w`: side stream `s` made to wait for another stream the function works on
@@ -78,8 +83,8 @@ bool workOn(const model::Function& f, size_t k, const model::StreamRef& s, const
 }
 
 // Something after the fork finishes the protocol in `f` itself (see ForkJoin.h).
-bool finishedHere(const model::Function& f, size_t fork, size_t last, const model::StreamRef& s,
-                  const model::ModuleSummary& summary) {
+bool finishedHere(const model::Module& m, const model::Function& f, size_t fork, size_t last,
+                  const model::StreamRef& s, const model::ModuleSummary& summary) {
   if (std::find(f.returned.begin(), f.returned.end(), s.name) != f.returned.end()) return true;
   // A host sync or an event wait by the current stream after the work, on every path to the
   // end (a `torch.cuda.synchronize()` under `if serial:` orders only that path).
@@ -94,7 +99,7 @@ bool finishedHere(const model::Function& f, size_t fork, size_t last, const mode
     // when the graph is replayed, on the stream the replay is ordered on.
     if (e.kind == EventKind::Wait && e.value == model::kDeviceWideWait) return true;
     if (k <= fork) continue;
-    if (k > last && e.kind == EventKind::EventRecord && sameStream(e.stream, s) && recordUsed(f, e)) return true;
+    if (k > last && e.kind == EventKind::EventRecord && sameStream(e.stream, s) && recordUsed(m, f, e)) return true;
     if (e.kind == EventKind::Call && k > last) {
       const model::FunctionSummary* c = summary.of(e.callee);
       if (c && ((c->sync && c->sync->sync == model::SyncKind::Device) || c->ordersStreams)) return true;
@@ -162,7 +167,7 @@ std::vector<UnjoinedFork> unjoinedForks(const model::Module& m, const model::Mod
       long last = -1;
       for (size_t k = i + 1; k < f.events.size(); ++k)
         if (workOn(f, k, s, summary)) last = long(k);
-      if (last < 0 || finishedHere(f, i, size_t(last), s, summary) || finishedElsewhere(m, f, s) ||
+      if (last < 0 || finishedHere(m, f, i, size_t(last), s, summary) || finishedElsewhere(m, f, s) ||
           dropsWhatItReads(f, i, s))
         continue;
       UnjoinedFork u;

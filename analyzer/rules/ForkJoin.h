@@ -10,7 +10,9 @@
 // What finishes the protocol elsewhere, and so is no finding (policy, with the reason):
 //  - a join of `s` after the fork, also under a branch (one join covers several launches), or
 //    in a loop that holds the fork (a pipeline joins the previous step at the top of the next);
-//  - an event recorded on `s` after its work (the event is the hand-off: whoever holds it waits);
+//  - an event recorded on `s` after its work that is used: waited on, synchronized, returned or
+//    passed on, in the function, or for an event kept on `self` anywhere in the module (the
+//    event is the hand-off; one that nothing ever waits on hands nothing over);
 //  - a host sync of the device, of `s` or of an event after the work on every path to the
 //    return (one under `if serial:` orders that path only), or a call whose callee synchronizes
 //    the device;

@@ -53,3 +53,20 @@ class Overlapped:
             h = x * 2
             h.mul_(3)
         z = x + 1  # expect: SL102
+
+
+class Projector:
+    # The work's end is recorded on an event kept on `self`, but nothing in the module ever waits
+    # on that event: the record hands nothing over.
+    def __init__(self):
+        self.compute_stream = torch.cuda.Stream()
+        self.ready = torch.cuda.Event()
+        self.done = torch.cuda.Event()
+
+    def forward(self, x: torch.Tensor, w: torch.Tensor):
+        self.ready.record()
+        self.compute_stream.wait_event(self.ready)
+        with torch.cuda.stream(self.compute_stream):
+            y = x @ w
+        self.done.record(self.compute_stream)
+        return x  # expect: SL102
