@@ -89,11 +89,11 @@ bool finishedHere(const model::Module& m, const model::Function& f, size_t fork,
   // A host sync or an event wait by the current stream after the work, on every path to the
   // end (a `torch.cuda.synchronize()` under `if serial:` orders only that path).
   if (orderedBetween(f, last, f.events.size(), model::StreamRef::current(), s)) return true;
+  // A join after the fork (also one under a branch: it says the author joins here), or one in
+  // a loop that holds the fork (a pipeline joins the last step at the top of the next).
+  const int loop = model::enclosingScope(f, f.events[fork].scope, model::ScopeKind::Loop);
   for (size_t k = 0; k < f.events.size(); ++k) {
     const auto& e = f.events[k];
-    // A join after the fork (also one under a branch: it says the author joins here), or one
-    // in a loop that holds the fork (a pipeline joins the last step at the top of the next).
-    const int loop = model::enclosingScope(f, f.events[fork].scope, model::ScopeKind::Loop);
     if (joins(e, s) && (k > fork || (loop >= 0 && model::scopeWithin(f, e.scope, loop)))) return true;
     // A CUDA graph capture (its entry is a device-wide wait): the work is captured, and runs
     // when the graph is replayed, on the stream the replay is ordered on.
@@ -119,7 +119,7 @@ bool finishedElsewhere(const model::Module& m, const model::Function& f, const m
     for (size_t k = 0; k < g.events.size(); ++k) {
       const auto& e = g.events[k];
       joined |= joins(e, s);
-      forked |= isFork(g, k) && sameStream(e.stream, s);
+      forked |= sameStream(e.stream, s) && isFork(g, k);
       if (sameClass && ((e.kind == EventKind::EventRecord && sameStream(e.stream, s)) ||
                         (e.kind == EventKind::HostSync && e.sync == model::SyncKind::Stream && sameStream(e.stream, s))))
         return true;

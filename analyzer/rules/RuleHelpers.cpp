@@ -109,11 +109,13 @@ std::string spell(model::Lang lang, const model::StreamRef& s, const char* place
 }  // namespace
 
 std::string waitHint(model::Lang lang, const model::StreamRef& waiter, const model::StreamRef& producer) {
-  if (lang != model::Lang::Cpp)
-    return (waiter.name.empty() ? std::string("stream") : waiter.name) +
-           (producer.kind == StreamKind::Current || producer.kind == StreamKind::Default
-                ? ".wait_stream(torch.cuda.current_stream())"
-                : ".wait_stream(" + (producer.name.empty() ? std::string("<producer stream>") : producer.name) + ")");
+  if (lang != model::Lang::Cpp) {
+    auto spellPy = [](const model::StreamRef& s, const char* unnamed) {
+      if (!s.isSide()) return std::string("torch.cuda.current_stream()");
+      return s.name.empty() ? std::string(unnamed) : s.name;
+    };
+    return spellPy(waiter, "stream") + ".wait_stream(" + spellPy(producer, "<producer stream>") + ")";
+  }
   std::string w = spell(lang, waiter, "<consumer stream>"), p = spell(lang, producer, "<producer stream>");
   std::string cuda = "cudaEventRecord(ev, " + p + ") then cudaStreamWaitEvent(" + w + ", ev)";
   auto raw = [](const model::StreamRef& r) { return r.kind == StreamKind::Legacy || r.kind == StreamKind::PerThread; };

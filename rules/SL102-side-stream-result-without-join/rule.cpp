@@ -100,10 +100,11 @@ class SideStreamResultWithoutJoin : public Rule {
     }
   }
 
-  // A function that forks a side stream from the current one and gives it work, then returns
-  // with nothing joining it back (rules/ForkJoin.h). Reported where the join goes, at the
-  // return; medium confidence (low when the stream is itself an argument: the caller holds it
-  // and may join it). Not again for a stream a finding above already asks to join.
+  // A function that forks a side stream from the stream it works on and gives it work, then
+  // returns with nothing joining it back (rules/ForkJoin.h). Reported where the join goes, at
+  // the return; medium confidence (low when the stream is itself an argument forked from the
+  // current stream: the caller holds it and may join it). Not again for a stream a finding
+  // above already asks to join.
   static void forksWithoutJoin(RuleContext& ctx,
                                const std::set<std::pair<const model::Function*, std::string>>& joinAsked) {
     for (const auto& u : unjoinedForks(ctx.module(), ctx.summary())) {
@@ -190,10 +191,7 @@ class SideStreamResultWithoutJoin : public Rule {
   }
 
   static std::string joinHint(RuleContext& ctx, const model::StreamRef& consumer, const model::StreamRef& side) {
-    if (ctx.module().lang != model::Lang::Cpp)
-      return (consumer.isSide() && !consumer.name.empty() ? consumer.name : "torch.cuda.current_stream()") +
-             ".wait_stream(" + side.name + ")";
-    return waitHint(model::Lang::Cpp, consumer, side);
+    return waitHint(ctx.module().lang, consumer, side);
   }
 
   // `v`, used at `at` on stream `consumer`, was last written on a different side stream and
