@@ -594,6 +594,7 @@ Value Lowerer::callTensorMethod(const Value& in, std::string_view method, CallAr
       return recv;
     }
     case Method::RecordStream: {
+      provenCuda(recv, at, "record_stream");
       const Arg* s = a.at(0, "stream");
       auto& e = emit(EventKind::RecordStream, at, api);
       e.value = recv.path;

@@ -61,6 +61,21 @@ void Lowerer::queuedInRegion(Value& v, TSNode at, std::string_view method) {
   env_[v.path] = v.fact;
 }
 
+void Lowerer::provenCuda(const Value& v, TSNode at, std::string_view method) {
+  if (v.path.empty() || v.path == "self" || !v.canonical.empty()) return;
+  if (v.fact.kind != Kind::Unknown && !(v.fact.kind == Kind::CudaTensor && v.fact.conf == Confidence::Low)) return;
+  Fact f = v.fact.kind == Kind::CudaTensor ? v.fact : Fact{Kind::CudaTensor};
+  f.conf = Confidence::Medium;
+  f.why = because(f.why, locOf(at), "'" + v.path + "' calls ." + std::string(method) +
+                                        "(), which only a CUDA tensor has");
+  env_[v.path] = f;
+  // Its producers here (the allocation, the copy, the op that wrote it) ran on the GPU too.
+  for (auto& e : fn_.events) {
+    const bool produced = e.value == v.path || std::find(e.writes.begin(), e.writes.end(), v.path) != e.writes.end();
+    if (produced && e.confidence == Confidence::Low) stamp(e, f);
+  }
+}
+
 bool Lowerer::namedAsLoss(const std::string& path, TSNode at) const {
   const std::string root = rootOf(path);
   if (!(root == path && lossElements_.count(root)) && !looksLikeLossName(path)) return false;

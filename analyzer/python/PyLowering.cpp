@@ -422,6 +422,13 @@ void Lowerer::bind(TSNode target, const Value& v) {
     if (lookup(base).kind == Kind::HostTensor) emit(EventKind::HostWrite, target, "setitem").value = base;
     // `cache[key] = torch.cuda.Stream()`: the container now holds streams.
     if (v.fact.kind == Kind::Stream) env_[base] = Fact{Kind::StreamContainer};
+    // `self.cpu_params[name] = t.pin_memory()`: the entries are what was stored (a read of
+    // `base[k]` looks up `base[]`, in this method and, for object state, in the class's
+    // others); a container given tensors of both kinds is left unknown.
+    if (v.fact.kind == Kind::CudaTensor || v.fact.kind == Kind::HostTensor) {
+      if (auto it = env_.find(p); it == env_.end()) env_[p] = v.fact;
+      else if (it->second.kind != v.fact.kind) it->second = Fact{};  // stays unknown
+    }
     nameProducers(target, p, v);
     return;
   }

@@ -193,6 +193,9 @@ class Lowerer {
   // the module's device when it is read from an input of forward (forwardInput).
   void usedAsTensor(Value& v, TSNode at, const std::string& why);
   void queuedInRegion(Value& v, TSNode at, std::string_view method);
+  // `t.record_stream(s)`: only a CUDA tensor has an allocator block to mark, so `v` is one, and
+  // the events of this function that produced it were GPU work, whatever their guess said.
+  void provenCuda(const Value& v, TSNode at, std::string_view method);
   void condition(TSNode cond);
 
   // expressions (PyExpr.cpp)

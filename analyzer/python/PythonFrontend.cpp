@@ -201,6 +201,33 @@ class ModuleLowering {
       }
     }
     for (TSNode d : later) lowerFunction(d, prefix + std::string(text(field(d, "name"), mc_.src)), cls);
+    if (!cls.empty()) settleStateGuesses(cls, prefix);
+  }
+
+  // Object state is one location for all methods of a class, whatever their order in the
+  // file: a method lowered before the one that stores a CUDA tensor in `self.gpu[k]` guessed
+  // low about what it read there. The class's facts, complete now, settle that guess.
+  void settleStateGuesses(const std::string& cls, const std::string& prefix) {
+    auto it = mc_.classAttrs.find(cls);
+    if (it == mc_.classAttrs.end()) return;
+    const auto& attrs = it->second;
+    auto sure = [&](const std::string& p) -> const Fact* {
+      if (!p.starts_with("self.")) return nullptr;
+      auto a = attrs.find(p);
+      return a != attrs.end() && a->second.kind == Kind::CudaTensor && a->second.conf != model::Confidence::Low
+                 ? &a->second
+                 : nullptr;
+    };
+    for (auto& f : m_.functions) {
+      if (!f.name.starts_with(prefix)) continue;
+      for (auto& e : f.events) {
+        if (e.confidence != model::Confidence::Low) continue;
+        const Fact* by = sure(e.value);
+        for (size_t k = 0; !by && k < e.reads.size(); ++k) by = sure(e.reads[k]);
+        for (size_t k = 0; !by && k < e.writes.size(); ++k) by = sure(e.writes[k]);
+        if (by) e.confidence = by->conf, e.evidence = chainOf(by->why);
+      }
+    }
   }
 
   const SourceFile& file_;

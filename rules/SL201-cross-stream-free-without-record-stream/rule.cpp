@@ -26,16 +26,21 @@ class CrossStreamFree : public Rule {
         if (!use.stream.isSide() && ctx.module().lang != model::Lang::Python) continue;
         for (const auto& v : use.reads) checkValue(ctx, f, v, u);
       }
-    acrossMethods(ctx);
-    stashes(ctx);
+    // One hazard, one finding: a stash whose early drop is reported is not reported again at
+    // its use across methods (the drop is where the fix goes, and the stash is a container,
+    // not a tensor to record).
+    std::set<std::string> stashRoots = stashes(ctx);
+    acrossMethods(ctx, stashRoots);
   }
 
  private:
   // A stash on `self` keeps a tensor another stream still uses, and an entry is deleted with
   // nothing ordering the allocating stream after that use (rules/StashedState.h).
-  static void stashes(RuleContext& ctx) {
+  static std::set<std::string> stashes(RuleContext& ctx) {
+    std::set<std::string> roots;
     for (const auto& r : earlyStashReleases(ctx.module())) {
       const std::string& v = r.stash->value;
+      roots.insert(r.stash->root);
       Finding& out = ctx.report(
           r.releaseAt, "this drops an entry of '" + r.stash->root + "', which holds '" + v + "' (allocated on " +
                            r.allocated.describe() + (r.handedOut ? " in " : ", used on " + r.used.describe() + " in ") +
@@ -51,15 +56,17 @@ class CrossStreamFree : public Rule {
                                                r.used.describe() + " (returned, or joined into it by the class)"
                                          : "used on " + r.used.describe() + " here");
     }
+    return roots;
   }
 
   // Allocated on a side stream in one method of a class (again on every call), used on another
   // stream in another method, and neither recorded for that stream anywhere in the class nor
   // protected by the side stream waiting before it allocates again (rules/ClassProtocol.h): the
   // prefetcher whose next() hands the caller a batch without record_stream.
-  static void acrossMethods(RuleContext& ctx) {
+  static void acrossMethods(RuleContext& ctx, const std::set<std::string>& stashRoots) {
     std::set<std::pair<uint32_t, std::string>> reported;
     for (const auto& p : unrecordedStateUses(ctx.module())) {
+      if (stashRoots.count(p.root)) continue;
       if (!reported.insert({p.readAt.line, p.root}).second) continue;
       Finding& out = ctx.report(
           p.readAt, "'" + p.root + "' is allocated on " + p.producer.describe() + " in " + methodName(*p.writer) +
