@@ -219,6 +219,10 @@ struct Function {
   // binding). Lets a rule match what one method of a class writes with what another reads
   // through the same attribute.
   std::map<std::string, std::string> stateOf;
+  // Python: locals taken from an argument without new storage (`for p in params:`,
+  // `g = p.grad.to_local()`, `x = batch["x"]`): local name -> that parameter (the last
+  // binding). What they hold was made by the caller, like the argument itself.
+  std::map<std::string, std::string> argOf;
   // Python: locals bound to the stream a function of this module returns (`s = side_stream()`,
   // a helper that creates the stream once and caches it): local name -> that function.
   std::map<std::string, std::string> streamFrom;

@@ -106,32 +106,49 @@ std::string Lowerer::dotted(TSNode e) const {
   return "";
 }
 
-std::string Lowerer::stateRootOf(TSNode e) const {
+// Walks from an expression to what it takes its value from, through the parts, views and
+// getters of an object (not through calls that make new storage, nor through `self.m(x)`):
+// the `self.attr` attribute or the identifier it starts at; null when it is neither.
+TSNode Lowerer::originOf(TSNode e) const {
   for (int steps = 0; steps < 64 && !ts_node_is_null(e); ++steps) {
     if (is(e, "call")) {
       TSNode fnNode = field(e, "function");
       // `self.m(x)` / `self.layer(x)`: a method's or module's result is a new value; a getter
       // of a state object (`self.store.get(i)`) hands out the object's state.
-      if (!is(fnNode, "attribute")) return "";
+      if (!is(fnNode, "attribute")) return TSNode{};
       TSNode recv = field(fnNode, "object");
       if ((is(recv, "identifier") && text(recv, mc_.src) == "self") || returnsNewStorage(text(field(fnNode, "attribute"), mc_.src)))
-        return "";
+        return TSNode{};
       e = recv;
     } else if (is(e, "subscript")) e = field(e, "value");
     else if (is(e, "parenthesized_expression")) e = ts_node_named_child(e, 0);
     else if (is(e, "attribute")) {
       TSNode obj = field(e, "object");
-      if (is(obj, "identifier") && text(obj, mc_.src) == "self")
-        return "self." + std::string(text(field(e, "attribute"), mc_.src));
+      if (is(obj, "identifier") && text(obj, mc_.src) == "self") return e;
       e = obj;
-    } else if (is(e, "identifier")) {
-      auto it = fn_.stateOf.find(std::string(text(e, mc_.src)));
-      return it == fn_.stateOf.end() ? "" : it->second;
     } else {
-      return "";
+      return is(e, "identifier") ? e : TSNode{};
     }
   }
-  return "";
+  return TSNode{};
+}
+
+std::string Lowerer::stateRootOf(TSNode e) const {
+  TSNode o = originOf(e);
+  if (ts_node_is_null(o)) return "";
+  if (is(o, "attribute")) return "self." + std::string(text(field(o, "attribute"), mc_.src));
+  auto it = fn_.stateOf.find(std::string(text(o, mc_.src)));
+  return it == fn_.stateOf.end() ? "" : it->second;
+}
+
+std::string Lowerer::argumentRootOf(TSNode e) const {
+  TSNode o = originOf(e);
+  if (ts_node_is_null(o) || !is(o, "identifier")) return "";
+  std::string name(text(o, mc_.src));
+  if (name == "self" || name == "cls" || name == "ctx") return "";
+  if (std::find(fn_.params.begin(), fn_.params.end(), name) != fn_.params.end()) return name;
+  auto it = fn_.argOf.find(name);
+  return it == fn_.argOf.end() ? "" : it->second;
 }
 
 model::Event& Lowerer::emit(EventKind k, TSNode at, std::string api) {

@@ -368,6 +368,9 @@ void Lowerer::noteStateOrigin(TSNode target, TSNode from) {
   std::string root = ts_node_is_null(from) ? "" : stateRootOf(from);
   if (root.empty()) fn_.stateOf.erase(name);
   else fn_.stateOf[name] = std::move(root);
+  std::string arg = ts_node_is_null(from) ? "" : argumentRootOf(from);
+  if (arg.empty() || arg == name) fn_.argOf.erase(name);
+  else fn_.argOf[name] = std::move(arg);
 }
 
 // In a bundle `latents, n, prefix_latents, prefix_latents_frames = prepare(...)`, a part named

@@ -230,6 +230,10 @@ class Lowerer {
   // The `self.` attribute an expression reads state from: "self.store" for
   // `self.store.get(i).data`, `self.store[i]`, or a local bound from one (model::Function::stateOf).
   std::string stateRootOf(TSNode e) const;
+  // The parameter an expression takes its value from: "params" for `p.grad.to_local()` after
+  // `for p in params:`, `batch["x"]` (model::Function::argOf); "" when none.
+  std::string argumentRootOf(TSNode e) const;
+  TSNode originOf(TSNode e) const;  // the `self.attr` or identifier both walk back to
   Fact lookup(const std::string& path) const;
 
   // CUDA values and their reasons (PyFacts.cpp).

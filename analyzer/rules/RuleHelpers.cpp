@@ -40,8 +40,10 @@ bool handedOverInputs(const model::Function& f) {
 
 std::string parameterRoot(const model::Function& f, const std::string& path) {
   std::string head = path.substr(0, path.find_first_of(".["));
-  if (head == "self" || head == "ctx" || std::find(f.params.begin(), f.params.end(), head) == f.params.end()) return "";
-  return head;
+  if (head == "self" || head == "ctx") return "";
+  if (std::find(f.params.begin(), f.params.end(), head) != f.params.end()) return head;
+  auto it = f.argOf.find(head);  // a part or view of an argument (`for p in params:`)
+  return it == f.argOf.end() ? "" : it->second;
 }
 
 bool sameStream(const model::StreamRef& a, const model::StreamRef& b) {

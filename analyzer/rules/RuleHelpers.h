@@ -31,7 +31,8 @@ bool sameStream(const model::StreamRef& a, const model::StreamRef& b);
 // forward, a registered hook (python/PyFunctionRoles.h names them in Function::hot).
 bool handedOverInputs(const model::Function& f);
 
-// The parameter of `f` a value path starts from (`p` for "p.grad"), or "" (also for self/ctx).
+// The parameter of `f` a value path starts from (`p` for "p.grad"; `params` for a local taken
+// from it without new storage, Function::argOf), or "" (also for self/ctx).
 std::string parameterRoot(const model::Function& f, const std::string& path);
 
 }  // namespace sl::rules

@@ -103,9 +103,6 @@ class SideStreamUseWithoutWait : public Rule {
       const auto& e = f.events[size_t(first)];
       // Inputs autograd or a module call hands over (producedByCaller) are named first.
       const std::string* given = producedByCaller(f, int(r), size_t(first));
-      std::string what = given ? "this GPU work reads '" + *given + "'"
-                         : e.kind == EventKind::Call ? "'" + e.callee + "()' issues GPU work"
-                                                     : "this GPU work reads '" + e.reads.front() + "'";
       // A stream constructed in the region's own header (`with torch.cuda.stream(torch.cuda.Stream()):`)
       // is new: nobody can have made it wait, and a wait must be called on it before the region.
       const bool fresh = sc.freshStream;
@@ -123,6 +120,13 @@ class SideStreamUseWithoutWait : public Rule {
         const std::string root = stateRoot(f, v);
         return !parameterRoot(f, v).empty() || (!root.empty() && !constructorConstant(ctx.module(), f, root));
       };
+      // Named: what the caller handed over, else an input made elsewhere (not the destination
+      // of an in-place copy the region made itself), else the first input.
+      auto named = std::find_if(e.reads.begin(), e.reads.end(), fromElsewhere);
+      if (named == e.reads.end()) named = e.reads.begin();
+      std::string what = given ? "this GPU work reads '" + *given + "'"
+                         : e.kind == EventKind::Call ? "'" + e.callee + "()' issues GPU work"
+                                                     : "this GPU work reads '" + *named + "'";
       const bool handed = e.kind == EventKind::Call ||
                           (e.kind != EventKind::Backward && std::any_of(e.reads.begin(), e.reads.end(), fromElsewhere));
       // The module's other regions on this stream wait before they start: this one breaks the
