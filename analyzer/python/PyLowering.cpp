@@ -9,6 +9,19 @@ namespace sl::py {
 using model::EventKind;
 using model::ScopeKind;
 
+// The names a loop or assignment target binds (`x`, `k, v`, `[a, (b, c)]`), each passed to `f`.
+template <class F>
+static void forEachTargetName(TSNode target, std::string_view src, F&& f) {
+  std::vector<TSNode> todo{target};
+  while (!todo.empty()) {
+    TSNode t = todo.back();
+    todo.pop_back();
+    if (is(t, "identifier")) f(std::string(text(t, src)));
+    else for (TSNode c : NamedChildren(t)) todo.push_back(c);
+  }
+}
+
+
 Lowerer::Lowerer(ModuleContext& mc, model::Function& fn, std::string className)
     : mc_(mc), fn_(fn), className_(std::move(className)) {
   cpuFunction_ = fn_.name.find("cpu") != std::string::npos || fn_.name.find("host") != std::string::npos;
@@ -271,9 +284,11 @@ void Lowerer::lowerAssignment(TSNode a) {
     return;
   }
   // Chained `a = b = expr` nests assignments on the right.
+  const size_t before = fn_.events.size();
   Value v = is(right, "assignment") ? (lowerAssignment(right), eval(field(right, "left")))
                                     : eval(right);
   TSNode left = field(a, "left");
+  producedByCall(left, right, before);
   // `p.grad = None`, `self.buf = None`: the object drops its tensor (a gradient's only owner, as
   // a rule): a lifetime end for the storage used through that name. (A local's rebinding is
   // bind's.)
@@ -313,6 +328,21 @@ void Lowerer::lowerAssignment(TSNode a) {
     std::string p = pathOf(left);
     if (p.starts_with("self.") && p.ends_with("[]") && p.find('[') == p.size() - 2)
       fn_.stateOf[std::string(text(right, mc_.src))] = p.substr(0, p.size() - 2);
+  }
+}
+
+// `x = helper(...)`, `a, b = helper(...)`: the helper made what it returns with work queued on
+// the stream current at the call, so the call is where the locals were produced (an input of a
+// later side-stream region that must wait for it, or a side-stream result to join).
+void Lowerer::producedByCall(TSNode target, TSNode from, size_t before) {
+  if (!is(from, "call") || !(is(target, "identifier") || is(target, "pattern_list") || is(target, "tuple_pattern")))
+    return;
+  const auto at = locOf(from);
+  for (size_t i = fn_.events.size(); i-- > before;) {
+    auto& e = fn_.events[i];
+    if (e.kind != EventKind::Call || e.loc != at) continue;
+    forEachTargetName(target, mc_.src, [&](std::string n) { e.writes.push_back(std::move(n)); });
+    return;
   }
 }
 
@@ -816,18 +846,6 @@ Lowerer::Iteration Lowerer::iterationOf(TSNode right) {
     it.losses = !name.empty() && looksLikeLossName(name);
   }
   return it;
-}
-
-// The names a loop target binds (`x`, `k, v`, `[a, (b, c)]`), each passed to `f`.
-template <class F>
-static void forEachTargetName(TSNode target, std::string_view src, F&& f) {
-  std::vector<TSNode> todo{target};
-  while (!todo.empty()) {
-    TSNode t = todo.back();
-    todo.pop_back();
-    if (is(t, "identifier")) f(std::string(text(t, src)));
-    else for (TSNode c : NamedChildren(t)) todo.push_back(c);
-  }
 }
 
 void Lowerer::noteLossElements(TSNode left, const Iteration& it) {

@@ -233,7 +233,8 @@ class Lowerer {
   // The parameter an expression takes its value from: "params" for `p.grad.to_local()` after
   // `for p in params:`, `batch["x"]` (model::Function::argOf); "" when none.
   std::string argumentRootOf(TSNode e) const;
-  TSNode originOf(TSNode e) const;  // the `self.attr` or identifier both walk back to
+  TSNode originOf(TSNode e) const;
+  void producedByCall(TSNode target, TSNode from, size_t before);  // the `self.attr` or identifier both walk back to
   Fact lookup(const std::string& path) const;
 
   // CUDA values and their reasons (PyFacts.cpp).
