@@ -223,6 +223,10 @@ struct Function {
   // `g = p.grad.to_local()`, `x = batch["x"]`): local name -> that parameter (the last
   // binding). What they hold was made by the caller, like the argument itself.
   std::map<std::string, std::string> argOf;
+  // Python: locals taken from another local without new storage (`x = xs[i]`, `for x in xs:`,
+  // `for a, b in zip(xs, ys)`): local -> that local. Made where and when it was made, on the
+  // stream its producer ran on (rules/RuleHelpers producerOf follows it).
+  std::map<std::string, std::string> partOf;
   // Python: locals bound to the stream a function of this module returns (`s = side_stream()`,
   // a helper that creates the stream once and caches it): local name -> that function.
   std::map<std::string, std::string> streamFrom;

@@ -141,6 +141,16 @@ std::string Lowerer::stateRootOf(TSNode e) const {
   return it == fn_.stateOf.end() ? "" : it->second;
 }
 
+std::string Lowerer::localRootOf(TSNode e) const {
+  TSNode o = originOf(e);
+  if (ts_node_is_null(o) || !is(o, "identifier")) return "";
+  std::string name(text(o, mc_.src));
+  if (name == "self" || name == "cls" || name == "ctx" ||
+      std::find(fn_.params.begin(), fn_.params.end(), name) != fn_.params.end())
+    return "";
+  return bound_.count(name) ? name : "";
+}
+
 std::string Lowerer::argumentRootOf(TSNode e) const {
   TSNode o = originOf(e);
   if (ts_node_is_null(o) || !is(o, "identifier")) return "";

@@ -331,18 +331,27 @@ void Lowerer::lowerAssignment(TSNode a) {
   }
 }
 
-// `x = helper(...)`, `a, b = helper(...)`: the helper made what it returns with work queued on
-// the stream current at the call, so the call is where the locals were produced (an input of a
-// later side-stream region that must wait for it, or a side-stream result to join).
+// `x = helper(...)`, `a, b = helper(...)`, `xs = [helper(t) for t in ts]`: the helper made what
+// it returns with work queued on the stream current at the call, so the call is where the locals
+// were produced (an input of a later side-stream region that must wait for it, or a side-stream
+// result to join).
 void Lowerer::producedByCall(TSNode target, TSNode from, size_t before) {
-  if (!is(from, "call") || !(is(target, "identifier") || is(target, "pattern_list") || is(target, "tuple_pattern")))
-    return;
-  const auto at = locOf(from);
-  for (size_t i = fn_.events.size(); i-- > before;) {
-    auto& e = fn_.events[i];
-    if (e.kind != EventKind::Call || e.loc != at) continue;
-    forEachTargetName(target, mc_.src, [&](std::string n) { e.writes.push_back(std::move(n)); });
-    return;
+  if (!(is(target, "identifier") || is(target, "pattern_list") || is(target, "tuple_pattern"))) return;
+  std::vector<TSNode> calls;
+  if (is(from, "call")) calls.push_back(from);
+  else if (is(from, "list_comprehension") || is(from, "generator_expression"))
+    calls.push_back(field(from, "body"));
+  else if (is(from, "list") || is(from, "tuple"))
+    for (TSNode c : NamedChildren(from)) calls.push_back(c);
+  for (TSNode c : calls) {
+    if (ts_node_is_null(c) || !is(c, "call")) continue;
+    const auto at = locOf(c);
+    for (size_t i = fn_.events.size(); i-- > before;) {
+      auto& e = fn_.events[i];
+      if (e.kind != EventKind::Call || e.loc != at) continue;
+      forEachTargetName(target, mc_.src, [&](std::string n) { e.writes.push_back(std::move(n)); });
+      break;
+    }
   }
 }
 
@@ -401,6 +410,9 @@ void Lowerer::noteStateOrigin(TSNode target, TSNode from) {
   std::string arg = ts_node_is_null(from) ? "" : argumentRootOf(from);
   if (arg.empty() || arg == name) fn_.argOf.erase(name);
   else fn_.argOf[name] = std::move(arg);
+  std::string whole = ts_node_is_null(from) ? "" : localRootOf(from);
+  if (whole.empty() || whole == name) fn_.partOf.erase(name);
+  else fn_.partOf[name] = std::move(whole);
 }
 
 // In a bundle `latents, n, prefix_latents, prefix_latents_frames = prepare(...)`, a part named
@@ -820,17 +832,18 @@ Lowerer::Iteration Lowerer::iterationOf(TSNode right) {
   std::string_view over = is(right, "call") ? text(field(right, "function"), mc_.src) : "";
   if (over == "enumerate" || over == "zip") {
     it.zipped = true;
-    if (over == "enumerate") it.parts.emplace_back();
+    if (over == "enumerate") it.parts.emplace_back(), it.partNodes.emplace_back();
     for (TSNode c : NamedChildren(field(right, "arguments"))) {
       if (is(c, "keyword_argument")) continue;
       if (over == "enumerate" && is(c, "call") && text(field(c, "function"), mc_.src) == "zip") {
         // `for i, (a, b) in enumerate(zip(xs, ys))`: the element is itself a zip's tuple.
         it.zippedElement = std::make_shared<Iteration>(iterationOf(c));
-        it.parts.emplace_back();
+        it.parts.emplace_back(), it.partNodes.emplace_back();
         break;
       }
       Value v = eval(c);
       it.parts.push_back(isCuda(v) ? cudaFrom(v.fact) : Value{});
+      it.partNodes.push_back(c);
       if (over == "enumerate") break;
     }
   } else {
@@ -858,7 +871,11 @@ bool Lowerer::bindParts(TSNode left, const Iteration& it) {
   size_t k = 0;
   for (TSNode c : NamedChildren(left)) {
     bool element = k == 1 && it.zippedElement;
-    if (!(element && bindParts(c, *it.zippedElement))) bind(c, k < it.parts.size() ? it.parts[k] : Value{});
+    if (!(element && bindParts(c, *it.zippedElement))) {
+      bind(c, k < it.parts.size() ? it.parts[k] : Value{});
+      // An element of `zip(xs, ys)` comes from the sequence at its position.
+      noteStateOrigin(c, k < it.partNodes.size() ? it.partNodes[k] : TSNode{});
+    }
     ++k;
   }
   return true;

@@ -164,6 +164,7 @@ class Lowerer {
   struct Iteration {
     bool zipped = false;
     std::vector<Value> parts;
+    std::vector<TSNode> partNodes;  // the expression each part is taken from (null: none)
     Value iterable;
     bool losses = false;  // `for k, v in loss_dict.items()`: the elements are losses
     std::shared_ptr<Iteration> zippedElement;  // `enumerate(zip(a, b))`: the parts of its element
@@ -233,6 +234,9 @@ class Lowerer {
   // The parameter an expression takes its value from: "params" for `p.grad.to_local()` after
   // `for p in params:`, `batch["x"]` (model::Function::argOf); "" when none.
   std::string argumentRootOf(TSNode e) const;
+  // The local of this function an expression takes its value from without new storage
+  // (`xs` for `xs[i]`, an element of `for x in xs`); "" when none (model::Function::partOf).
+  std::string localRootOf(TSNode e) const;
   TSNode originOf(TSNode e) const;
   void producedByCall(TSNode target, TSNode from, size_t before);  // the `self.attr` or identifier both walk back to
   Fact lookup(const std::string& path) const;

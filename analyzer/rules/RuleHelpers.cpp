@@ -9,7 +9,22 @@ namespace sl::rules {
 using model::EventKind;
 using model::StreamKind;
 
+static long directProducerOf(const model::Function& f, const std::string& value, size_t before);
+
 long producerOf(const model::Function& f, const std::string& value, size_t before) {
+  long p = directProducerOf(f, value, before);
+  // A part of a local (`for x in xs:`, `x = xs[i]`) was made where the local was.
+  std::string v = value;
+  for (int depth = 0; p < 0 && depth < 8; ++depth) {
+    auto it = f.partOf.find(v.substr(0, v.find_first_of(".[")));
+    if (it == f.partOf.end()) break;
+    v = it->second;
+    p = directProducerOf(f, v, before);
+  }
+  return p;
+}
+
+static long directProducerOf(const model::Function& f, const std::string& value, size_t before) {
   // A producer on a branch that cannot reach `before` (the other arm of an if, a branch
   // that returned) did not produce what is used there.
   auto reaches = [&](size_t i) { return before >= f.events.size() || model::mayFollow(f, i, before); };
