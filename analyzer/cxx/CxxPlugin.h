@@ -41,4 +41,18 @@ using AnalyzeFn = void (*)(const Request&, Result&);
 inline constexpr const char* kAnalyzeSymbol = "streamlint_cxx_analyze";
 inline constexpr const char* kPluginFile = "libstreamlint_cxx.so";
 
+// The layout of the types that cross the boundary, as this side was compiled. A frontend from
+// another build (an older wheel, a stale copy beside the binary) lays them out differently and
+// would crash on the first module it hands back: `check` compares the plugin's stamp (exported
+// as kAbiSymbol) with its own and refuses a different one.
+inline std::string abiStamp() {
+  std::string s = "1";  // bump on a change of meaning that keeps every size
+  for (size_t n : {sizeof(Request), sizeof(Result), sizeof(model::Module), sizeof(model::Function),
+                   sizeof(model::Event), sizeof(model::Scope), sizeof(model::Flow), sizeof(Finding)})
+    s += "." + std::to_string(n);
+  return s;
+}
+using AbiFn = const char* (*)();
+inline constexpr const char* kAbiSymbol = "streamlint_cxx_abi";
+
 }  // namespace sl::cxx

@@ -145,6 +145,11 @@ JobResult runJob(const CompileJob& job, const Toolchain& tc, bool verbose) {
 }  // namespace
 }  // namespace sl::cxx
 
+extern "C" const char* streamlint_cxx_abi() {
+  static const std::string stamp = sl::cxx::abiStamp();
+  return stamp.c_str();
+}
+
 extern "C" void streamlint_cxx_analyze(const sl::cxx::Request& req, sl::cxx::Result& res) {
   using namespace sl::cxx;
   Toolchain tc = discoverToolchain(req);

@@ -141,6 +141,14 @@ cxx::AnalyzeFn loadCxxPlugin(std::string& error) {
             " (from a wheel: pip install streamlint-cxx, with LLVM 19's shared libraries installed)";
     return nullptr;
   }
+  auto abi = reinterpret_cast<cxx::AbiFn>(::dlsym(h, cxx::kAbiSymbol));
+  const std::string theirs = abi ? abi() : "none";
+  if (theirs != cxx::abiStamp()) {
+    error = "C/C++ analysis: the Clang 19 frontend " + path + " was built for another streamlint (layout " + theirs +
+            ", this binary " + cxx::abiStamp() + "); install the frontend built with this binary";
+    ::dlclose(h);
+    return nullptr;
+  }
   auto fn = reinterpret_cast<cxx::AnalyzeFn>(::dlsym(h, cxx::kAnalyzeSymbol));
   if (!fn) error = path + ": has no " + cxx::kAnalyzeSymbol;
   return fn;

@@ -78,6 +78,21 @@ check pep263 0 "$SL" check "$tmp/cookie.py"
 printf 'int main( {\n' >"$tmp/broken.cpp"
 check cxx-parse-error 2 "$SL" check "$tmp/broken.cpp" examples/python/fixed
 expect_in cxx-parse-error-msg "$tmp/err" "broken.cpp:1:1: error: could not parse"
+# The Clang frontend is a plugin found beside the binary (../lib): a missing one, or one built
+# for another streamlint (a stale copy, an older wheel), is an input error with exit 2, never a
+# call into it (its types would not match this binary's: a crash).
+mkdir -p "$tmp/fe/bin" "$tmp/fe/lib"
+cp "$SL" "$tmp/fe/bin/streamlint"
+printf 'int f() { return 0; }\n' >"$tmp/fe/ok.cpp"
+check cxx-no-frontend 2 "$tmp/fe/bin/streamlint" check "$tmp/fe/ok.cpp"
+expect_in cxx-no-frontend-msg "$tmp/err" "C/C++ analysis needs the Clang 19 frontend"
+printf 'extern "C" const char* streamlint_cxx_abi() { return "0.other"; }\nextern "C" void streamlint_cxx_analyze() { __builtin_trap(); }\n' >"$tmp/fe/stale.cpp"
+if ${CXX:-c++} -shared -fPIC -o "$tmp/fe/lib/libstreamlint_cxx.so" "$tmp/fe/stale.cpp"; then
+  check cxx-stale-frontend 2 "$tmp/fe/bin/streamlint" check "$tmp/fe/ok.cpp"
+  expect_in cxx-stale-frontend-msg "$tmp/err" "was built for another streamlint (layout 0.other"
+else
+  failed=$((failed + 1)); echo "FAIL cxx-stale-frontend: could not build the stand-in plugin"
+fi
 # Valid Python the pinned grammar rejects (analyzer/python/PyGrammarGaps.h) or accepts: never a
 # syntax error, whole or prefiltered; the test data itself is valid for CPython.
 forms="tests/data/python/valid_forms.py tests/data/python/valid_forms_py312.py"
