@@ -87,7 +87,8 @@ printf 'int f() { return 0; }\n' >"$tmp/fe/ok.cpp"
 check cxx-no-frontend 2 "$tmp/fe/bin/streamlint" check "$tmp/fe/ok.cpp"
 expect_in cxx-no-frontend-msg "$tmp/err" "C/C++ analysis needs the Clang 19 frontend"
 printf 'extern "C" const char* streamlint_cxx_abi() { return "0.other"; }\nextern "C" void streamlint_cxx_analyze() { __builtin_trap(); }\n' >"$tmp/fe/stale.cpp"
-if ${CXX:-c++} -shared -fPIC -o "$tmp/fe/lib/libstreamlint_cxx.so" "$tmp/fe/stale.cpp"; then
+cxx=$(command -v "${CXX:-g++}" || command -v c++)
+if [ -n "$cxx" ] && "$cxx" -shared -fPIC -o "$tmp/fe/lib/libstreamlint_cxx.so" "$tmp/fe/stale.cpp"; then
   check cxx-stale-frontend 2 "$tmp/fe/bin/streamlint" check "$tmp/fe/ok.cpp"
   expect_in cxx-stale-frontend-msg "$tmp/err" "was built for another streamlint (layout 0.other"
 else
