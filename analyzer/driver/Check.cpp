@@ -142,10 +142,10 @@ cxx::AnalyzeFn loadCxxPlugin(std::string& error) {
     return nullptr;
   }
   auto abi = reinterpret_cast<cxx::AbiFn>(::dlsym(h, cxx::kAbiSymbol));
-  const std::string theirs = abi ? abi() : "none";
-  if (theirs != cxx::abiStamp()) {
+  const std::string theirs = abi ? abi() : "none", ours = cxx::abiStamp();
+  if (theirs != ours) {
     error = "C/C++ analysis: the Clang 19 frontend " + path + " was built for another streamlint (layout " + theirs +
-            ", this binary " + cxx::abiStamp() + "); install the frontend built with this binary";
+            ", this binary " + ours + "); install the frontend built with this binary";
     ::dlclose(h);
     return nullptr;
   }

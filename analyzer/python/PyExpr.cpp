@@ -133,32 +133,22 @@ TSNode Lowerer::originOf(TSNode e) const {
   return TSNode{};
 }
 
-std::string Lowerer::stateRootOf(TSNode e) const {
-  TSNode o = originOf(e);
-  if (ts_node_is_null(o)) return "";
-  if (is(o, "attribute")) return "self." + std::string(text(field(o, "attribute"), mc_.src));
-  auto it = fn_.stateOf.find(std::string(text(o, mc_.src)));
-  return it == fn_.stateOf.end() ? "" : it->second;
-}
-
-std::string Lowerer::localRootOf(TSNode e) const {
-  TSNode o = originOf(e);
-  if (ts_node_is_null(o) || !is(o, "identifier")) return "";
+Lowerer::Origins Lowerer::originsOf(TSNode e) const {
+  Origins out;
+  TSNode o = ts_node_is_null(e) ? TSNode{} : originOf(e);
+  if (ts_node_is_null(o)) return out;
+  if (is(o, "attribute")) {
+    out.state = "self." + std::string(text(field(o, "attribute"), mc_.src));
+    return out;
+  }
   std::string name(text(o, mc_.src));
-  if (name == "self" || name == "cls" || name == "ctx" ||
-      std::find(fn_.params.begin(), fn_.params.end(), name) != fn_.params.end())
-    return "";
-  return bound_.count(name) ? name : "";
-}
-
-std::string Lowerer::argumentRootOf(TSNode e) const {
-  TSNode o = originOf(e);
-  if (ts_node_is_null(o) || !is(o, "identifier")) return "";
-  std::string name(text(o, mc_.src));
-  if (name == "self" || name == "cls" || name == "ctx") return "";
-  if (std::find(fn_.params.begin(), fn_.params.end(), name) != fn_.params.end()) return name;
-  auto it = fn_.argOf.find(name);
-  return it == fn_.argOf.end() ? "" : it->second;
+  if (auto it = fn_.stateOf.find(name); it != fn_.stateOf.end()) out.state = it->second;
+  if (name == "self" || name == "cls" || name == "ctx") return out;
+  const bool param = std::find(fn_.params.begin(), fn_.params.end(), name) != fn_.params.end();
+  if (param) out.argument = name;
+  else if (auto it = fn_.argOf.find(name); it != fn_.argOf.end()) out.argument = it->second;
+  if (!param && bound_.count(name)) out.local = name;
+  return out;
 }
 
 model::Event& Lowerer::emit(EventKind k, TSNode at, std::string api) {

@@ -21,7 +21,6 @@ static void forEachTargetName(TSNode target, std::string_view src, F&& f) {
   }
 }
 
-
 Lowerer::Lowerer(ModuleContext& mc, model::Function& fn, std::string className)
     : mc_(mc), fn_(fn), className_(std::move(className)) {
   cpuFunction_ = fn_.name.find("cpu") != std::string::npos || fn_.name.find("host") != std::string::npos;
@@ -404,15 +403,15 @@ void Lowerer::noteArgumentPart(TSNode target, TSNode from) {
 void Lowerer::noteStateOrigin(TSNode target, TSNode from) {
   if (!is(target, "identifier")) return;
   std::string name(text(target, mc_.src));
-  std::string root = ts_node_is_null(from) ? "" : stateRootOf(from);
-  if (root.empty()) fn_.stateOf.erase(name);
-  else fn_.stateOf[name] = std::move(root);
-  std::string arg = ts_node_is_null(from) ? "" : argumentRootOf(from);
-  if (arg.empty() || arg == name) fn_.argOf.erase(name);
-  else fn_.argOf[name] = std::move(arg);
-  std::string whole = ts_node_is_null(from) ? "" : localRootOf(from);
-  if (whole.empty() || whole == name) fn_.partOf.erase(name);
-  else fn_.partOf[name] = std::move(whole);
+  Origins o = originsOf(from);
+  // The last binding decides; `x = x[0]` keeps no link to itself.
+  auto keep = [&](std::map<std::string, std::string>& to, std::string& origin) {
+    if (origin.empty() || origin == name) to.erase(name);
+    else to[name] = std::move(origin);
+  };
+  keep(fn_.stateOf, o.state);
+  keep(fn_.argOf, o.argument);
+  keep(fn_.partOf, o.local);
 }
 
 // In a bundle `latents, n, prefix_latents, prefix_latents_frames = prepare(...)`, a part named

@@ -228,17 +228,18 @@ class Lowerer {
   bool truthy(const Arg* a) const;           // literal True
   std::string pathOf(TSNode e) const;
   std::string dotted(TSNode e) const;  // "a.b.c" for attribute chains of identifiers, else ""
-  // The `self.` attribute an expression reads state from: "self.store" for
-  // `self.store.get(i).data`, `self.store[i]`, or a local bound from one (model::Function::stateOf).
-  std::string stateRootOf(TSNode e) const;
-  // The parameter an expression takes its value from: "params" for `p.grad.to_local()` after
-  // `for p in params:`, `batch["x"]` (model::Function::argOf); "" when none.
-  std::string argumentRootOf(TSNode e) const;
-  // The local of this function an expression takes its value from without new storage
-  // (`xs` for `xs[i]`, an element of `for x in xs`); "" when none (model::Function::partOf).
-  std::string localRootOf(TSNode e) const;
-  TSNode originOf(TSNode e) const;
-  void producedByCall(TSNode target, TSNode from, size_t before);  // the `self.attr` or identifier both walk back to
+  // What an expression takes its value from without new storage, in the three forms the model
+  // keeps, each "" when none: the `self.` attribute ("self.store" for `self.store.get(i).data`,
+  // `self.store[i]`, or a local bound from one: model::Function::stateOf), the parameter
+  // ("params" for `p.grad.to_local()` after `for p in params:`, `batch["x"]`: argOf), and the
+  // local of this function (`xs` for `xs[i]`, an element of `for x in xs`: partOf).
+  struct Origins {
+    std::string state, argument, local;
+  };
+  Origins originsOf(TSNode e) const;
+  TSNode originOf(TSNode e) const;  // the `self.attr` or identifier the walk ends at
+  // `x = helper(...)`: the call's event produced the locals the assignment binds.
+  void producedByCall(TSNode target, TSNode from, size_t before);
   Fact lookup(const std::string& path) const;
 
   // CUDA values and their reasons (PyFacts.cpp).
