@@ -135,9 +135,13 @@ int checkMain(const Args& args) {
     }
   }
   out.diagnostics = res.diagnostics;
-  if (res.cppSkipped && !cli.quiet)
-    std::fprintf(stderr, "streamlint: %zu of %zu C/C++ files skipped (could not be parsed)%s\n", res.cppSkipped,
-                 res.cppUnits, fatal(res) ? "" : "; accepted by keep-going");
+  if ((res.cppSkipped || res.cppPartial) && !cli.quiet) {
+    std::string what = res.cppPartial ? std::to_string(res.cppPartial) + " analysed only in part" : "";
+    if (res.cppSkipped)
+      what += (what.empty() ? "" : ", ") + std::to_string(res.cppSkipped) + " skipped (could not be parsed)";
+    std::fprintf(stderr, "streamlint: of %zu C/C++ files, %s%s\n", res.cppUnits, what.c_str(),
+                 fatal(res) ? "" : "; accepted by keep-going");
+  }
 
   if (!cli.writeBaseline.empty()) {
     if (!writeBaseline(cli.writeBaseline, res.findings, err)) return fail(err);

@@ -396,6 +396,9 @@ void addCommonFlags(std::vector<std::string>& args, const std::string& file, boo
   args.push_back("-w");
   args.push_back("-Qunused-arguments");
   args.push_back("-fno-caret-diagnostics");  // also silences clang's "N errors generated" line
+  // No "too many errors" stop: after a missing header (skipped, Plugin.cpp) the errors are its
+  // missing declarations, and the rest of the file is still worth analysing.
+  args.push_back("-ferror-limit=0");
   if (cuda) {
     args.push_back("--cuda-host-only");
     if (!tc.cudaPath.empty()) {

@@ -239,6 +239,11 @@ bool isStreamType(std::string_view t) {
 
 bool isTorchEventType(std::string_view r) { return r == "at::cuda::CUDAEvent"; }
 
+bool isEventType(std::string_view t) {
+  return t == "cudaEvent_t" || t == "CUevent" || t == "struct CUevent_st *" || t == "CUevent_st *" ||
+         isTorchEventType(t) || t == "c10::Event";
+}
+
 bool isTensorType(std::string_view r) { return r == "at::Tensor" || r == "at::TensorBase"; }
 
 }  // namespace sl::cxx

@@ -80,6 +80,7 @@ bool isTensorFactory(std::string_view normalizedName);
 bool isStreamGuardType(std::string_view recordName);   // CUDAStreamGuard & co
 bool isStreamType(std::string_view typeName);          // cudaStream_t, CUstream, CUDAStream
 bool isTorchEventType(std::string_view recordName);    // at::cuda::CUDAEvent
+bool isEventType(std::string_view typeName);           // cudaEvent_t, CUevent, CUDAEvent, c10::Event
 bool isTensorType(std::string_view recordName);        // at::Tensor, at::TensorBase
 
 }  // namespace sl::cxx

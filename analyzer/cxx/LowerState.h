@@ -55,6 +55,8 @@ class FunctionLowering {
   void returnedValues(const clang::Expr* v);
   bool fromMacroBody(clang::SourceLocation l) const;
   bool isGuardCondition(const clang::Expr* cond) const;
+  // ---- events the body consumes (EventUses.cpp) ----
+  void collectEventUses(const clang::Stmt* body);
   // ---- control flow (FlowGraph.cpp) ----
   void buildFlow(const clang::FunctionDecl* fd);
   int currentBlock() const;  // the CFG block of the statement being lowered, or -1
@@ -73,6 +75,7 @@ class FunctionLowering {
   void assignment(const clang::Expr* lhs, const clang::Expr* rhs);
   void noteEscapes(const clang::CallExpr* ce, const std::string& name);
   bool inlineHelper(const clang::CallExpr* ce, const clang::FunctionDecl* fd);
+  void handedStream(const clang::CallExpr* ce, const clang::FunctionDecl* fd, const std::string& name);
   Loc eventLoc(clang::SourceLocation l) const { return inlineDepth_ ? loc(inlineAt_) : loc(l); }
 
   model::Event& emit(model::EventKind kind, clang::SourceLocation at);

@@ -343,6 +343,7 @@ void FunctionLowering::lower(const FunctionDecl* fd) {
       if (ci->isWritten() && ci->getInit()) expr(ci->getInit());
   buildFlow(fd);
   stmt(fd->getBody());
+  collectEventUses(fd->getBody());
 }
 
 // ---- the translation unit ----------------------------------------------------------------

@@ -3,10 +3,10 @@
 // main file into a Module, and turns TUs that fail into `parse-error` findings.
 // Nothing here may throw through LLVM frames (LLVM is built without exceptions).
 #include <clang/Basic/Diagnostic.h>
-#include <clang/Basic/DiagnosticLex.h>
 #include <clang/Basic/FileManager.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
+#include <clang/Lex/PPCallbacks.h>
 #include <clang/Lex/Preprocessor.h>
 #include <clang/Tooling/Tooling.h>
 #include <llvm/Support/VirtualFileSystem.h>
@@ -33,11 +33,6 @@ class FirstErrorConsumer : public clang::DiagnosticConsumer {
     if (level < clang::DiagnosticsEngine::Error) return;
     fatal |= level == clang::DiagnosticsEngine::Fatal;
     if (!first.empty()) return;
-    // The first error is an `#include` of a header that is not there: the driver reports each
-    // missing header once, with the number of files it cost.
-    if (info.getID() == clang::diag::err_pp_file_not_found ||
-        info.getID() == clang::diag::err_pp_file_not_found_angled_include_not_fatal)
-      missingHeader = info.getArgStdStr(0);
     llvm::SmallString<256> msg;
     info.FormatDiagnostic(msg);
     first = msg.str().str();
@@ -51,9 +46,43 @@ class FirstErrorConsumer : public clang::DiagnosticConsumer {
       }
     }
   }
-  std::string first, where, missingHeader;
+  std::string first, where;
   unsigned line = 0, col = 0;
   bool fatal = false;
+};
+
+// An `#include` of a header that is not there is skipped, not fatal: a stream checker run on a
+// repository that was never built (third-party headers fetched at build time, generated ones)
+// still reads the file's own code. Clang then reports what the header would have declared as
+// ordinary errors, and the file is analysed as far as it parsed; the driver says which header
+// was missing and how many files were analysed without it.
+struct Missing {
+  std::string first, file;  // the first header that was not found, and the file that includes it
+  unsigned line = 0, count = 0;
+  std::string includedAt() const { return file + ":" + std::to_string(line); }
+};
+
+class MissingHeaders : public clang::PPCallbacks {
+ public:
+  MissingHeaders(Missing& out, clang::SourceManager& sm) : out_(out), sm_(sm) {}
+  bool FileNotFound(llvm::StringRef name) override {
+    pending_ = name.str();
+    ++out_.count;
+    return true;
+  }
+  void InclusionDirective(clang::SourceLocation hash, const clang::Token&, llvm::StringRef name, bool,
+                          clang::CharSourceRange, clang::OptionalFileEntryRef file, llvm::StringRef,
+                          llvm::StringRef, const clang::Module*, bool, clang::SrcMgr::CharacteristicKind) override {
+    if (file || pending_ != name || !out_.first.empty()) return;
+    out_.first = pending_;
+    clang::PresumedLoc p = sm_.getPresumedLoc(sm_.getFileLoc(hash));
+    if (p.isValid()) out_.file = p.getFilename(), out_.line = p.getLine();
+  }
+
+ private:
+  Missing& out_;
+  clang::SourceManager& sm_;
+  std::string pending_;
 };
 
 class LowerConsumer : public clang::ASTConsumer {
@@ -74,13 +103,16 @@ class LowerConsumer : public clang::ASTConsumer {
 
 class LowerAction : public clang::ASTFrontendAction {
  public:
-  LowerAction(std::optional<model::Module>& out, std::string path) : out_(out), path_(std::move(path)) {}
+  LowerAction(std::optional<model::Module>& out, Missing& missing, std::string path)
+      : out_(out), missing_(missing), path_(std::move(path)) {}
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
+    ci.getPreprocessor().addPPCallbacks(std::make_unique<MissingHeaders>(missing_, ci.getSourceManager()));
     return std::make_unique<LowerConsumer>(out_, path_, ci.getPreprocessor());
   }
 
  private:
   std::optional<model::Module>& out_;
+  Missing& missing_;
   std::string path_;
 };
 
@@ -112,11 +144,12 @@ JobResult runJob(const CompileJob& job, const Toolchain& tc, bool verbose) {
     llvm::errs() << "streamlint: " << cmd << "\n";
   }
   FirstErrorConsumer diags;
-  clang::tooling::ToolInvocation inv(job.args, std::make_unique<LowerAction>(r.module, job.display),
+  Missing missing;
+  clang::tooling::ToolInvocation inv(job.args, std::make_unique<LowerAction>(r.module, missing, job.display),
                                      files.get(), std::make_shared<clang::PCHContainerOperations>());
   inv.setDiagnosticConsumer(&diags);
   bool ok = inv.run();
-  if (!diags.first.empty() || !ok || !r.module) {
+  if (!diags.first.empty() || !ok || !r.module || missing.count) {
     Finding f;
     f.ruleId = "parse-error";
     f.severity = Severity::Error;
@@ -125,15 +158,23 @@ JobResult runJob(const CompileJob& job, const Toolchain& tc, bool verbose) {
         : diags.where + ":" + std::to_string(diags.line) + ":" + std::to_string(diags.col) + ": ";
     if (diags.where == job.file || diags.where == job.display) f.loc = {diags.line, diags.col};
     unsigned n = diags.getNumErrors();
-    f.message = "could not parse " + job.display + ": " + where +
-                (diags.first.empty() ? "the compiler did not run" : diags.first) +
-                (n > 1 ? " (and " + std::to_string(n - 1) + " more errors)" : "") +
-                (r.module && !diags.fatal ? "; analysed what parsed" : "; file skipped");
-    f.properties["skipped"] = !(r.module && !diags.fatal);
-    if (!diags.missingHeader.empty()) {
-      f.properties["missingHeader"] = diags.missingHeader;
-      f.properties["includedAt"] = where.empty() ? job.display : where.substr(0, where.size() - 2);
+    bool skipped = !(r.module && !diags.fatal);
+    std::string cause = diags.first.empty() ? "the compiler did not run" : diags.first;
+    if (missing.count) {
+      // The errors that follow a missing header are its declarations: name the header.
+      cause = "'" + missing.first + "' file not found" +
+              (missing.count > 1 ? " (and " + std::to_string(missing.count - 1) + " more headers)" : "") +
+              (n ? ", then " + std::to_string(n) + (n == 1 ? " error" : " errors") : "");
+      where = missing.includedAt() + ": ";
+      f.loc = missing.file == job.file || missing.file == job.display ? Loc{missing.line, 1} : Loc{};
+      f.properties["missingHeader"] = missing.first;
+      f.properties["includedAt"] = missing.includedAt();
+    } else if (n > 1) {
+      cause += " (and " + std::to_string(n - 1) + " more errors)";
     }
+    f.message = "could not parse " + job.display + ": " + where + cause +
+                (skipped ? "; file skipped" : missing.count ? "; analysed what parsed, without the header" : "; analysed what parsed");
+    f.properties["skipped"] = skipped;
     r.diagnostic = std::move(f);
   }
   // A fatal error (a missing include) stops parsing early: what is left is not the program.

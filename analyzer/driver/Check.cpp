@@ -154,9 +154,11 @@ cxx::AnalyzeFn loadCxxPlugin(std::string& error) {
   return fn;
 }
 
-// C/C++ parse failures: accepted under --keep-going (or the file's config); failures whose
-// cause is one missing header are reported once per header with the files it cost, since one
-// missing include path (a submodule, a generated header) typically skips dozens of files.
+// C/C++ parse failures: accepted under --keep-going (or the file's config); a missing header
+// is reported once with the files it cost, since one missing include path (a submodule, a
+// generated or fetched header) typically touches dozens of files. The frontend skips the
+// missing `#include` and analyses the rest of the file; a file is skipped only when what is
+// left does not parse into a program.
 void reportCppDiagnostics(const CheckOptions& opts, cxx::Result& out, ConfigResolver& configs, CheckResult& res) {
   res.cppUnits += out.translationUnits;
   std::map<std::string, std::vector<Finding>> byHeader;
@@ -168,10 +170,11 @@ void reportCppDiagnostics(const CheckOptions& opts, cxx::Result& out, ConfigReso
     if (!d.properties.is_object()) d.properties = nlohmann::json::object();
     bool skipped = d.properties.value("skipped", false);
     res.cppSkipped += skipped;
+    res.cppPartial += !skipped;
     auto cfg = configs.forFile(d.path);
     d.properties["keepGoing"] = opts.keepGoing || (cfg && cfg->keepGoing);
     std::string header = d.properties.value("missingHeader", std::string());
-    if (skipped && !header.empty()) byHeader[header].push_back(std::move(d));
+    if (!header.empty()) byHeader[header].push_back(std::move(d));
     else res.diagnostics.push_back(std::move(d));
   }
   for (auto& [header, ds] : byHeader) {
@@ -182,17 +185,23 @@ void reportCppDiagnostics(const CheckOptions& opts, cxx::Result& out, ConfigReso
     sortFindings(ds);
     Finding f = ds[0];
     bool keepGoing = true;
+    size_t skipped = 0;
     nlohmann::json files = nlohmann::json::array();
     for (const auto& d : ds) {
       keepGoing = keepGoing && d.properties.value("keepGoing", false);
+      skipped += d.properties.value("skipped", false);
       files.push_back(d.path);
     }
-    f.message = "'" + header + "' not found: " + std::to_string(ds.size()) +
-                " files skipped (first included at " + ds[0].properties.value("includedAt", ds[0].path) +
-                "); add its directory with -- -I DIR, or analyse with -p BUILD_DIR";
+    std::string cost = skipped == ds.size() ? std::to_string(ds.size()) + " files skipped"
+        : std::to_string(ds.size() - skipped) + " files analysed without it" +
+              (skipped ? ", " + std::to_string(skipped) + " skipped" : "") + " (findings there may be incomplete)";
+    f.message = "'" + header + "' not found: " + cost + "; first included at " +
+                ds[0].properties.value("includedAt", ds[0].path) +
+                "; add its directory with -- -I DIR, or analyse with -p BUILD_DIR";
     f.loc = {};
     f.properties["files"] = std::move(files);
     f.properties["keepGoing"] = keepGoing;
+    f.properties["skipped"] = skipped == ds.size();
     res.diagnostics.push_back(std::move(f));
   }
 }

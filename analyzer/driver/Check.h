@@ -55,6 +55,7 @@ struct CheckResult {
   size_t files = 0;                  // inputs analysed (parsed, maybe with errors)
   size_t cppUnits = 0;               // C/C++ translation units attempted
   size_t cppSkipped = 0;             // ... of which none could be analysed
+  size_t cppPartial = 0;             // ... analysed with errors (a missing header, code that did not parse)
   // Diagnostics whose "keepGoing" property is true (C/C++ parse failures under --keep-going or
   // the config's keep-going) are reported but do not make the run exit 2.
   size_t bytes = 0;

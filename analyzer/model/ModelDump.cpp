@@ -54,6 +54,11 @@ std::string dump(const Module& m) {
       if (s.handedStream) os << " handed";
       os << "\n";
     }
+    if (!f.eventUses.empty()) {
+      os << "  event-uses";
+      for (const auto& v : f.eventUses) os << " " << v;
+      os << "\n";
+    }
     for (const auto& e : f.events) {
       os << "  " << e.loc.line << ":" << e.loc.col << " " << eventKindName(e.kind) << " scope=" << e.scope
          << " on=" << e.stream.describe();

@@ -244,6 +244,12 @@ struct Function {
     int scope = 0;  // innermost scope of the store
   };
   std::vector<Stash> stashes;
+  // C/C++: events this function consumes, as written (`ctx->done`, `ev_pool[][].h2d`): handed to
+  // a call other than one that creates, records or destroys them (a wait, a query, a timing, a
+  // helper), used as a member call's object, returned, or copied into another variable. An
+  // event recorded in a file where nothing consumes it orders nothing (rules/EventUse.h).
+  // Null checks, `&ev` handed to a create call and assignments to the event are no use.
+  std::vector<std::string> eventUses;
   Flow flow;                          // empty unless the frontend built a CFG
 };
 

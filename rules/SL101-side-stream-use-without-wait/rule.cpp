@@ -5,6 +5,7 @@
 
 #include "rules/ClassProtocol.h"
 #include "rules/EventIndex.h"
+#include "rules/EventUse.h"
 #include "rules/ObjectState.h"
 #include "rules/Rule.h"
 #include "rules/RuleHelpers.h"
@@ -49,6 +50,22 @@ class SideStreamUseWithoutWait : public Rule {
       }
       regionsWithoutWait(ctx, f, reported, classWide);
     }
+    for (const auto& u : unusedRecords(ctx.module()))
+      if (!u.afterWork) reportUnusedRecord(ctx, *u.record);
+  }
+
+  // An event recorded on a stream before any work there, that nothing in the file consumes
+  // (rules/EventUse.h): it was recorded so that another stream starts after this point, and
+  // the wait that would make it is missing. Reported at the record, where the wait goes.
+  static void reportUnusedRecord(RuleContext& ctx, const model::Event& r) {
+    const bool torch = r.api.find("::") != std::string::npos;
+    const std::string wait = torch ? r.value + ".block(stream)" : "cudaStreamWaitEvent(stream, " + r.value + ")";
+    Finding& out = ctx.report(r.loc, "'" + r.value + "' is recorded on " + r.stream.describe() +
+                                         ", but nothing in this file waits on it, synchronizes it or hands it on: "
+                                         "the stream meant to start after this point never waits, and its work "
+                                         "can read what " + r.stream.describe() + " has not written yet; call " + wait +
+                                         " before that stream's work");
+    out.properties["confidence"] = "medium";
   }
 
   // Written on the current stream in one method of a class, used by GPU work on a side stream

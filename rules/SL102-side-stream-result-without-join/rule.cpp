@@ -3,6 +3,7 @@
 #include <set>
 
 #include "rules/ClassProtocol.h"
+#include "rules/EventUse.h"
 #include "rules/ForkJoin.h"
 #include "rules/Rule.h"
 #include "rules/RuleHelpers.h"
@@ -57,6 +58,21 @@ class SideStreamResultWithoutJoin : public Rule {
       argumentsWritten(ctx, f, reported, joinAsked);
     }
     acrossMethods(ctx, reported, joinAsked);
+    // A record after a side stream's work that nothing consumes is where that stream's join
+    // went missing: reported there, and not again as a fork without a join.
+    for (const auto& u : unusedRecords(ctx.module())) {
+      if (!u.afterWork || !joinAsked.insert({u.fn, u.record->stream.name}).second) continue;
+      const model::Event& r = *u.record;
+      const bool torch = r.api.find("::") != std::string::npos;
+      const std::string wait = torch ? r.value + ".block(consumer)" : "cudaStreamWaitEvent(consumer, " + r.value + ")";
+      Finding& out = ctx.report(r.loc, "'" + r.value + "' is recorded on " + r.stream.describe() +
+                                           " after its work, but nothing in this file waits on it, synchronizes it "
+                                           "or hands it on: whatever consumes that work's results is never made to "
+                                           "wait and can read them before they are written; call " + wait +
+                                           " (or synchronize it) before the results are used");
+      out.properties["confidence"] = "medium";
+      ctx.note(out, u.work->loc, "the work it marks as done is queued on " + r.stream.describe() + " here");
+    }
     forksWithoutJoin(ctx, joinAsked);
   }
 

@@ -59,6 +59,7 @@ inline std::string dumpFunction(const model::Function& f) {
     if (!e.callee.empty() && e.kind == model::EventKind::Call) o << " callee=" << e.callee;
     o << " in " << scopeChain(f, e.scope) << "\n";
   }
+  if (!f.eventUses.empty()) o << "event-uses " << join(f.eventUses) << "\n";
   return o.str();
 }
 
