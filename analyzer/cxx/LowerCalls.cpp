@@ -6,8 +6,6 @@
 #include <clang/Basic/SourceManager.h>
 #include <clang/Lex/Lexer.h>
 
-#include <cctype>
-
 #include "cxx/LowerState.h"
 
 namespace sl::cxx {
@@ -314,57 +312,10 @@ void FunctionLowering::call(const CallExpr* ce, const std::string& target) {
       for (const Expr* a : ce->arguments())
         if (isTensorQualType(a->getType()))
           if (std::string n = valueName(a); !n.empty()) e.reads.push_back(n);
-      return;
     }
   }
-  handedStream(ce, fd, name);
 }
 
-// A function of the project (or of a library it includes with -I) defined in another file and
-// handed a stream: by the convention of CUDA code it queues its work there (`comm->AllGather(
-// ..., stream)`, `attention(q, k, out, stream)`), so the call is GPU work on that stream, reading
-// the numeric buffers and tensors it is handed and writing those it may modify, as a kernel
-// launch does. A stream left to a default argument is the default's value (0: the legacy
-// stream). Policy, with the reason:
-//  - not functions of system headers (the CUDA runtime, drivers, NCCL, cuBLAS installed
-//    system-wide): their semantics live in the API table, and queries such as
-//    cudaStreamIsCapturing(0, ...) queue nothing;
-//  - not setters (`set_stream(s)`, `setStream(s)`): they keep the stream for later calls;
-//  - functions of this file are followed through their own events instead (Call, ModuleSummary).
-void FunctionLowering::handedStream(const CallExpr* ce, const FunctionDecl* fd, const std::string& name) {
-  if (!fd || isa<CXXOperatorCallExpr>(ce)) return;
-  SourceLocation where = sm_.getExpansionLoc(fd->getLocation());
-  if (where.isInvalid() || sm_.isInSystemHeader(where)) return;
-  std::string base = fd->getNameAsString();
-  for (auto& c : base) c = char(std::tolower(static_cast<unsigned char>(c)));
-  if (base.rfind("set", 0) == 0) return;
-  const Expr* streamArg = nullptr;
-  for (unsigned i = 0; i < ce->getNumArgs() && i < fd->getNumParams() && !streamArg; ++i)
-    if (isStreamQualType(fd->getParamDecl(i)->getType())) streamArg = ce->getArg(i);
-  if (!streamArg) return;
-  const StreamRef s = isa<CXXDefaultArgExpr>(streamArg) ? streamOf(cast<CXXDefaultArgExpr>(streamArg)->getExpr())
-                                                        : streamOf(streamArg);
-  legacyOrdering(s, ce->getBeginLoc(), false);
-  model::Event& e = emit(EventKind::Work, ce->getBeginLoc());
-  e.stream = s;
-  e.streamExplicit = true;
-  e.api = name;
-  for (unsigned i = 0; i < ce->getNumArgs() && i < fd->getNumParams(); ++i) {
-    const Expr* a = ce->getArg(i);
-    QualType pt = fd->getParamDecl(i)->getType();
-    const bool tensor = isTensorQualType(pt);
-    // Device data is numbers (or untyped): a pointer to a struct is a context or a plan.
-    const bool buffer = pt->isPointerType() && (pt->getPointeeType()->isArithmeticType() ||
-                                                pt->getPointeeType()->isVoidType());
-    if (!tensor && !buffer) continue;
-    std::string n = valueName(a);
-    if (n.empty()) continue;
-    e.reads.push_back(n);
-    const bool constant = tensor ? pt.getNonReferenceType().isConstQualified() : pt->getPointeeType().isConstQualified();
-    if (!constant) e.writes.push_back(n);
-  }
-  legacyOrdering(s, ce->getBeginLoc(), true);
-}
 
 // Free functions the project defines in its own (non-system) headers -- `stream_wait(a, b)`,
 // `launch(kernel, stream)` wrappers -- are walked at the call site: their events take the call's

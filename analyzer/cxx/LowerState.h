@@ -75,7 +75,6 @@ class FunctionLowering {
   void assignment(const clang::Expr* lhs, const clang::Expr* rhs);
   void noteEscapes(const clang::CallExpr* ce, const std::string& name);
   bool inlineHelper(const clang::CallExpr* ce, const clang::FunctionDecl* fd);
-  void handedStream(const clang::CallExpr* ce, const clang::FunctionDecl* fd, const std::string& name);
   Loc eventLoc(clang::SourceLocation l) const { return inlineDepth_ ? loc(inlineAt_) : loc(l); }
 
   model::Event& emit(model::EventKind kind, clang::SourceLocation at);

@@ -214,32 +214,6 @@ TEST(CudaLoweringHeaders, Cuda13HeaderQuirksParse) {
   EXPECT_EQ(s.result().analyzed, 2u);
 }
 
-// A function defined in another file and handed a stream queues its work there: GPU work on
-// that stream reading the numeric buffers it is handed (writing the mutable ones). Not a
-// setter, not a CUDA runtime query; a defaulted stream argument is the default's stream.
-TEST(CudaLoweringHanded, CallsHandedAStreamAreWorkOnIt) {
-  Snippets s("handed");
-  s.add("h.cu", R"(#include <cuda_runtime.h>
-struct Plan { int n; };
-void gather(const float* in, float* out, const Plan* plan, cudaStream_t stream);
-void reduce(float* x, int n, cudaStream_t stream = 0);
-struct Rng { void set_stream(cudaStream_t s); };
-void f(const float* in, float* out, Plan* plan, Rng& rng, cudaStream_t side) {
-  gather(in, out, plan, side);  // @gather
-  reduce(out, 4);  // @defaulted
-  rng.set_stream(side);  // @setter
-  cudaStreamCaptureStatus st;
-  cudaStreamIsCapturing(side, &st);  // @query
-}
-)");
-  s.analyze();
-  std::string f = s.function("h.cu", "f");
-  EXPECT_THAT(f, HasSubstr(std::to_string(s.line("h.cu", "gather")) + " work [gather] on unknown:side! r=in,out w=out"));
-  EXPECT_THAT(f, HasSubstr(std::to_string(s.line("h.cu", "defaulted")) + " work [reduce] on legacy! r=out w=out"));
-  EXPECT_THAT(f, Not(HasSubstr("set_stream")));
-  EXPECT_THAT(f, Not(HasSubstr("cudaStreamIsCapturing")));
-}
-
 // What consumes an event (Function::eventUses): waits, syncs, timings, helpers handed it,
 // copies into other variables; not the create, the record, the destroy or a null check.
 TEST(CudaLoweringEvents, EventUsesAreWhatConsumesAnEvent) {
