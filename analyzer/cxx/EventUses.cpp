@@ -19,15 +19,7 @@ bool isEventQualType(QualType t) {
   if (t.isNull()) return false;  // some expressions of templates carry no type
   t = t.getNonReferenceType();
   for (int depth = 0; depth < 4 && !t.isNull(); ++depth) {
-    for (QualType q = t;;) {
-      if (const auto* tt = q->getAs<TypedefType>()) {
-        if (isEventType(tt->getDecl()->getName())) return true;
-        q = tt->desugar();
-        continue;
-      }
-      break;
-    }
-    if (isEventType(recordName(t)) || isEventType(t.getUnqualifiedType().getAsString())) return true;
+    if (namedAs(t, isEventType)) return true;
     if (t->isPointerType()) t = t->getPointeeType();
     else if (t->isArrayType() && t->getPointeeOrArrayElementType()) t = QualType(t->getPointeeOrArrayElementType(), 0);
     else return false;

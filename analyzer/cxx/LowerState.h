@@ -119,6 +119,8 @@ class FunctionLowering {
 // Type classification by qualified name (through typedefs, references and const).
 bool isTensorQualType(clang::QualType t);
 bool isStreamQualType(clang::QualType t);
+// `t` (through typedefs, references and const) is a type `is` names.
+bool namedAs(clang::QualType t, bool (*is)(std::string_view));
 std::string recordName(clang::QualType t);
 // Strips the wrappers Clang puts around a value-producing expression (cleanups, temporaries,
 // elidable copies, implicit casts) to reach the call that produced it.

@@ -37,19 +37,21 @@ bool isTensorQualType(QualType t) {
   return false;
 }
 
-bool isStreamQualType(QualType t) {
+bool namedAs(QualType t, bool (*is)(std::string_view)) {
   t = t.getNonReferenceType();
   // cudaStream_t and CUstream are typedefs of the same pointer: look at every sugar level.
   for (QualType q = t;;) {
     if (const auto* tt = q->getAs<TypedefType>()) {
-      if (isStreamType(tt->getDecl()->getName())) return true;
+      if (is(tt->getDecl()->getName())) return true;
       q = tt->desugar();
       continue;
     }
     break;
   }
-  return isStreamType(recordName(t)) || isStreamType(t.getUnqualifiedType().getAsString());
+  return is(recordName(t)) || is(t.getUnqualifiedType().getAsString());
 }
+
+bool isStreamQualType(QualType t) { return namedAs(t, isStreamType); }
 
 const Expr* coreExpr(const Expr* e) {
   while (e) {
