@@ -432,3 +432,47 @@ TEST(PythonFrontend, HostProvenByCombination) {
   EXPECT_EQ(proven("  s = cu.sum(0)\n  return s + torch.tensor([1])\n"), "");            // a call's device
   EXPECT_EQ(proven("  s = cu\n  s = other\n  return s + torch.tensor([1])\n"), "");     // two bindings
 }
+
+// A Triton kernel's summary: which parameters' memory it loads and stores, through pointer
+// arithmetic (the stride multiplies an offset: no pointer), locals, block pointers and
+// descriptors; summaries carry that to the arguments of its launch and of helpers around it.
+TEST(PythonFrontend, KernelParametersLoadedAndStored) {
+  const std::string code =
+      "import torch\nimport triton\nimport triton.language as tl\n\n"
+      "@triton.jit\n"
+      "def k(a_ptr, b_ptr, out_ptr, acc_ptr, d_ptr, stride, n, BLOCK: tl.constexpr):\n"
+      "    offs = tl.arange(0, BLOCK)\n"
+      "    a_ptrs = a_ptr + offs[:, None] * stride\n"
+      "    a = tl.load(a_ptrs)\n"
+      "    blk = tl.make_block_ptr(base=b_ptr, shape=(n,), strides=(stride,), offsets=(0,), block_shape=(BLOCK,), order=(0,))\n"
+      "    b = tl.load(blk)\n"
+      "    tl.store(offs * stride + out_ptr, a + b)\n"
+      "    tl.atomic_add(acc_ptr, 1)\n"
+      "    desc = tl.make_tensor_descriptor(d_ptr, shape=[n], strides=[1], block_shape=[BLOCK])\n"
+      "    desc.store([0], a)\n\n"
+      "def launch(x, y, out, acc, d):\n"
+      "    k[(1,)](x, y, out, acc, d, 1, x.numel(), BLOCK=128)\n";
+  std::vector<sl::Finding> diags;
+  sl::SourceFile f("t.py", code);
+  auto m = sl::py::lowerPython(f, diags);
+  const sl::model::Function* kern = m.find("k");
+  ASSERT_NE(kern, nullptr);
+  EXPECT_TRUE(kern->deviceKernel);
+  EXPECT_EQ(kern->kernelLoads, 0b01011u);   // a_ptr, b_ptr, acc_ptr
+  EXPECT_EQ(kern->kernelStores, 0b11100u);  // out_ptr, acc_ptr, d_ptr
+  sl::model::ModuleSummary s(m);
+  const sl::model::FunctionSummary* l = s.of("launch");
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(l->readsParams, 0b01011u);
+  EXPECT_EQ(l->writesParams, 0b11100u);
+  sl::model::applyParameterEffects(m, s);
+  const sl::model::Function* launch = m.find("launch");
+  bool found = false;
+  for (const auto& e : launch->events)
+    if (e.kind == sl::model::EventKind::Call && e.callee == "k") {
+      found = true;
+      EXPECT_EQ(e.writes, (std::vector<std::string>{"out", "acc", "d"}));
+      EXPECT_EQ(e.reads, (std::vector<std::string>{"x", "y", "acc"}));
+    }
+  EXPECT_TRUE(found) << sl::model::dump(m);
+}

@@ -498,7 +498,7 @@ CheckResult runCheck(const CheckOptions& opts) {
     if (s.module) modules.push_back(&*s.module), summaries.push_back(&*s.summary);
   ProjectIndex project(modules, summaries);
   for (auto& s : slots)
-    if (s.module) model::settleHandedStreams(*s.module, *s.summary);
+    if (s.module) model::settleHandedStreams(*s.module, *s.summary), model::applyParameterEffects(*s.module, *s.summary);
   phaseDone("index");
   // 5. Judge every module against the project-wide summaries (in parallel).
   parallel([&](size_t i) {

@@ -48,7 +48,9 @@ std::string ProjectIndex::absoluteName(const std::vector<std::string>& parts, bo
 namespace {
 
 // A function's summary is worth indexing only when a caller can learn something from it.
-bool informative(const model::FunctionSummary* s) { return s && (s->sync || s->ordersStreams); }
+bool informative(const model::FunctionSummary* s) {
+  return s && (s->sync || s->ordersStreams || s->readsParams || s->writesParams);
+}
 
 }  // namespace
 
@@ -91,7 +93,7 @@ const model::FunctionSummary* ProjectIndex::resolve(size_t from, const std::stri
   const model::FunctionSummary* s = summaries_[it->second.first]->of(it->second.second);
   if (!s) return nullptr;
   // Across files only facts whose code the prefilter always keeps (python/PyPrefilter.h: units
-  // naming synchronize, a stream's waits or record_stream) travel, so findings do not depend on
+  // naming synchronize, a stream's waits or record_stream; device kernels) travel, so findings do not depend on
   // what was parsed: explicit syncs, and whether a function orders streams.
   // GPU work, value reads and backward calls stay within their file (keeping every unit that
   // names backward cost 5 % more parsing for a rare case).
@@ -100,6 +102,9 @@ const model::FunctionSummary* ProjectIndex::resolve(size_t from, const std::stri
                                   s->sync->sync == model::SyncKind::Event);
   if (explicitSync) v.sync = s->sync, v.syncOwner = s->syncOwner, v.syncPath = s->syncPath;
   v.ordersStreams = s->ordersStreams;
+  // What it does with its parameters travels too: device kernels are always parsed, and a
+  // function other modules call is parsed with its callees (PyPrefilter's roots).
+  v.readsParams = s->readsParams, v.writesParams = s->writesParams, v.params = s->params;
   model::FunctionSummary& slot = views_[full];
   slot = v;
   return informative(&v) ? &slot : nullptr;

@@ -144,9 +144,55 @@ namespace {
 // return's test does not make each call a sync); without one, anything in the body does.
 bool counts(const Function& f, size_t i) { return f.flow.empty() || alwaysRuns(f, i); }
 
+// The parameter of f (index into f.params, the first 64) whose tensor the value path names:
+// `x`, `x.grad`, `xs[i]`, or a local taken from one without new storage (Function::argOf,
+// partOf: `for p in params:`, `x = xs[i]`); -1 for anything else (object state is no argument).
+int parameterOf(const Function& f, const std::string& path) {
+  std::string head = path.substr(0, path.find_first_of(".["));
+  for (int depth = 0; depth < 8 && !head.empty(); ++depth) {
+    if (head == "self" || head == "cls") return -1;
+    auto p = std::find(f.params.begin(), f.params.end(), head);
+    if (p != f.params.end()) return p - f.params.begin() < 64 ? int(p - f.params.begin()) : -1;
+    if (auto a = f.argOf.find(head); a != f.argOf.end()) head = a->second;
+    else if (auto l = f.partOf.find(head); l != f.partOf.end()) head = l->second.substr(0, l->second.find_first_of(".["));
+    else return -1;
+  }
+  return -1;
+}
+
+// The argument a call hands to the callee's parameter j ("" when none or not a plain value).
+// A method's `self` is its receiver, not a positional argument.
+const std::string& argumentFor(const Event& call, const FunctionSummary& c, size_t j) {
+  static const std::string none;
+  const std::vector<std::string>& params = *c.params;
+  if (j >= params.size()) return none;
+  for (const auto& [k, v] : call.kwargs)
+    if (k == params[j]) return v;
+  const size_t skip = !params.empty() && (params[0] == "self" || params[0] == "cls") ? 1 : 0;
+  if (j < skip || j - skip >= call.args.size()) return none;
+  return call.args[j - skip];
+}
+
+// What the callee's summary says the call reads (`writes` false) or writes, as the caller's paths.
+template <typename Fn>
+void forEachArgumentTouched(const Event& call, const FunctionSummary& c, bool writes, Fn&& fn) {
+  const uint64_t bits = writes ? c.writesParams : c.readsParams;
+  if (!bits || !c.params) return;
+  for (size_t j = 0; j < 64; ++j)
+    if (bits & (uint64_t(1) << j))
+      if (const std::string& a = argumentFor(call, c, j); !a.empty() && a[0] != '<') fn(a);
+}
+
 // Merges what callee `c` does into caller summary `s` (the call at event i of f); true if s grew.
 bool merge(FunctionSummary& s, const FunctionSummary& c, const Function& f, size_t i) {
   bool changed = false;
+  for (bool writes : {false, true})
+    forEachArgumentTouched(f.events[i], c, writes, [&](const std::string& a) {
+      const int p = parameterOf(f, a);
+      if (p < 0) return;
+      uint64_t& into = writes ? s.writesParams : s.readsParams;
+      if (!(into & (uint64_t(1) << p))) into |= uint64_t(1) << p, changed = true;
+    });
   if (!s.gpuWork && c.gpuWork) s.gpuWork = true, changed = true;
   if (!s.ordersStreams && c.ordersStreams) s.ordersStreams = true, changed = true;
   if (!counts(f, i)) return changed;
@@ -163,8 +209,19 @@ ModuleSummary::ModuleSummary(const Module& m) : module_(&m) {
   // (recursion terminates because facts only grow).
   for (const auto& f : m.functions) {
     FunctionSummary s;
+    s.params = &f.params;
+    // A device kernel's launch is GPU work on the memory it loads from and stores to.
+    s.readsParams = f.kernelLoads, s.writesParams = f.kernelStores;
+    if (f.deviceKernel) s.gpuWork = s.deviceWork = true;
     for (size_t i = 0; i < f.events.size(); ++i) {
       const Event& e = f.events[i];
+      // GPU work on what the caller handed over (not a guess's: low confidence is one).
+      if ((e.kind == EventKind::Work || e.kind == EventKind::Copy) && e.confidence != Confidence::Low) {
+        for (const auto& v : e.reads)
+          if (int p = parameterOf(f, v); p >= 0) s.readsParams |= uint64_t(1) << p;
+        for (const auto& v : e.writes)
+          if (int p = parameterOf(f, v); p >= 0) s.writesParams |= uint64_t(1) << p;
+      }
       if (e.kind == EventKind::Work || e.kind == EventKind::Alloc || e.kind == EventKind::Copy)
         s.gpuWork = true;
       if (e.kind == EventKind::Wait || e.kind == EventKind::RecordStream) s.ordersStreams = true;
@@ -231,6 +288,43 @@ void settleHandedStreams(Module& m, const ModuleSummary& s) {
       sc.handedStream = false;
       for (auto& e : f.events)
         if (e.scope == int(r) && !e.streamExplicit) e.stream = sc.stream;
+    }
+}
+
+void applyParameterEffects(Module& m, const ModuleSummary& s) {
+  for (auto& f : m.functions)
+    for (size_t i = 0; i < f.events.size(); ++i) {
+      if (f.events[i].kind != EventKind::Call || (f.events[i].args.empty() && f.events[i].kwargs.empty())) continue;
+      const FunctionSummary* c = s.of(f.events[i].callee);
+      if (!c || !(c->readsParams | c->writesParams)) continue;
+      // The GPU work the frontend lowered for the same call (a region's helper call) says it
+      // too; on a side stream, where none was lowered (the caller could not tell its arguments
+      // were CUDA tensors), the callee's work is that call's GPU work, inserted before it.
+      long work = -1;
+      for (size_t k = i; k-- > 0 && f.events[k].loc == f.events[i].loc;)
+        if (f.events[k].kind == EventKind::Work) work = long(k);
+      if (work < 0 && f.events[i].stream.isSide()) {
+        Event w;
+        w.kind = EventKind::Work;
+        w.loc = f.events[i].loc, w.scope = f.events[i].scope, w.stream = f.events[i].stream;
+        w.streamExplicit = f.events[i].streamExplicit, w.block = f.events[i].block;
+        w.api = f.events[i].callee;
+        w.confidence = Confidence::Medium;
+        w.evidence = {{f.events[i].loc, "`" + f.events[i].callee + "` runs GPU work on what it is handed"}};
+        f.events.insert(f.events.begin() + long(i), std::move(w));
+        for (auto& st : f.stashes)
+          if (st.before > i) ++st.before;
+        work = long(i++);
+      }
+      Event& call = f.events[i];
+      for (bool writes : {false, true})
+        forEachArgumentTouched(call, *c, writes, [&](const std::string& a) {
+          for (Event* e : {&call, work >= 0 ? &f.events[size_t(work)] : nullptr}) {
+            if (!e) continue;
+            auto& list = writes ? e->writes : e->reads;
+            if (std::find(list.begin(), list.end(), a) == list.end()) list.push_back(a);
+          }
+        });
     }
 }
 

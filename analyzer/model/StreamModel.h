@@ -167,6 +167,11 @@ struct Event {
   int block = -1;                  // basic block in Function::flow (-1: no control-flow graph)
   uint32_t cudaArgs = 0;           // Call: bit i set when positional argument i is a CUDA tensor
                                    // (medium confidence or more); the first 32 only
+  // Call (also a kernel launch `k[grid](...)`): each positional argument's value path as the
+  // caller names it ("" for a literal or an expression), up to a `*splat`. What the callee does
+  // with its parameters (FunctionSummary::readsParams) is what the call does with these.
+  std::vector<std::string> args;
+  std::vector<std::pair<std::string, std::string>> kwargs;  // keyword -> value path, likewise
 };
 
 // A function's control-flow graph, when the frontend builds one (C++: clang::CFG). Early
@@ -250,6 +255,11 @@ struct Function {
   // event recorded in a file where nothing consumes it orders nothing (rules/EventUse.h).
   // Null checks, `&ev` handed to a create call and assignments to the event are no use.
   std::vector<std::string> eventUses;
+  // A device kernel (`@triton.jit`): parameters (bit i: params[i], the first 64) whose memory
+  // it loads from / stores to (tl.load, tl.store, atomics, through pointer arithmetic, block
+  // pointers and tensor descriptors). A launch reads and writes the tensors handed there.
+  bool deviceKernel = false;
+  uint64_t kernelLoads = 0, kernelStores = 0;
   Flow flow;                          // empty unless the frontend built a CFG
 };
 
@@ -318,6 +328,11 @@ struct FunctionSummary {
   bool ordersStreams = false;
   const Function* syncOwner = nullptr;  // function holding `sync`
   const std::string* syncPath = nullptr;  // file holding `sync` (another module's, across files)
+  // Parameters (bit i: params[i], the first 64) whose tensors its GPU work reads / writes, in
+  // this function or a callee it hands them to (a kernel it launches, a helper), transitively.
+  // The callee's work proves what it is handed is device memory, even where the caller cannot.
+  uint64_t readsParams = 0, writesParams = 0;
+  const std::vector<std::string>* params = nullptr;  // the function's parameters (`self` first for a method)
 };
 
 class ModuleSummary {
@@ -348,6 +363,12 @@ class ModuleSummary {
 // stream handed over to be kept, `make_ctx(a, b, stream=s)`). Call once the summaries are final (after ProjectIndex),
 // before the rules judge.
 void settleHandedStreams(Module& m, const ModuleSummary& s);
+
+// Calls of functions whose summary reads or writes their parameters (FunctionSummary::
+// readsParams) read or write the arguments handed there: the call event, and the GPU work the
+// frontend lowered at the same call in a side-stream region, list them. Call once the
+// summaries are final (after ProjectIndex), before the rules judge.
+void applyParameterEffects(Module& m, const ModuleSummary& s);
 
 const char* eventKindName(EventKind k);
 

@@ -582,6 +582,16 @@ Value Lowerer::evalCall(TSNode call) {
     }
     return callMethod(recv, method, a);
   }
+  // `kernel[grid](a, b, out)`: a launch of a device kernel of this module or an imported one;
+  // its summary (model::Function::kernelLoads) says which arguments it reads and writes.
+  if (is(fnNode, "subscript")) {
+    TSNode k = field(fnNode, "value");
+    const std::string name(is(k, "identifier") || is(k, "attribute") ? text(k, mc_.src) : std::string_view());
+    std::string kernel = mc_.functions.count(name) ? name : name.empty() ? "" : mc_.imports.canonical(name);
+    Value out = moduleCall(recv, text(fnNode, mc_.src).substr(0, 40), a);
+    if (!kernel.empty()) emitCall(a.call, kernel, a);
+    return out;
+  }
   // `self.layers[i](x)`, `make_head()(x)`
   if (!is(fnNode, "attribute")) return moduleCall(recv, text(fnNode, mc_.src).substr(0, 40), a);
   return {};

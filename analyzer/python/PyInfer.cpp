@@ -296,6 +296,11 @@ void Lowerer::emitCall(TSNode call, const std::string& callee, const CallArgs& a
   };
   for (const auto& x : a.pos) reads(pointedTo(x.value));
   for (const auto& [k, x] : a.kw) reads(pointedTo(x.value));
+  // What is handed where, for the callee's summary to say what the call reads and writes
+  // (model::applyParameterEffects). Past a `*splat` the positions are unknown.
+  if (!a.splat)
+    for (const auto& x : a.pos) e.args.push_back(pointedTo(x.value).path);
+  for (const auto& [k, x] : a.kw) e.kwargs.emplace_back(std::string(k), pointedTo(x.value).path);
 }
 
 // For an address into a tensor (`t.data_ptr() + off`), the tensor it points into, as sure as the

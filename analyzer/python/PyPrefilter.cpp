@@ -137,6 +137,9 @@ struct Unit {
   bool root = false, kept = false, callees = false;
   bool hookTarget = false;  // named where a function is registered as per-step code (markHookTargets)
   bool summaries = false;  // a root whose rules read callee summaries
+  // `@triton.jit`: what it does with its parameters' memory is what its launches do (the
+  // frontend's kernel summaries, PyKernelEffects.h), wherever they are.
+  bool deviceKernel = false;
 };
 
 class Planner {
@@ -214,6 +217,9 @@ class Planner {
       size_t end = size_t(d) + 1;
       while (end < n && indent(lines_[end]) > 0) ++end;
       int u = addUnit(k, end - 1, name, -1, isClass);
+      for (size_t j = k; j < size_t(d); ++j)
+        if (s_.substr(lines_[j].code, lines_[j].end - lines_[j].code).find("triton.jit") != std::string_view::npos)
+          units_[size_t(u)].deviceKernel = true;
       if (isClass && size_t(d) + 1 < end && !buildMethods(u, size_t(d) + 1, end)) return false;
       k = end;
     }
@@ -899,7 +905,7 @@ class Planner {
       // A class shell that annotates fields as tensors (`logprobs: torch.Tensor = None`) tells
       // what the parameters annotated with it hold (PyLowering.h, tensorFields).
       const bool tensorFields = u.isClass && hasWord(u, int(kw(kTensor)));
-      if (u.root || u.isModule || shadows || nestsClass(u) || tensorFields) keep(int(i), u.summaries);
+      if (u.root || u.isModule || shadows || nestsClass(u) || tensorFields || u.deviceKernel) keep(int(i), u.summaries);
     }
     do {
       while (!work.empty()) {

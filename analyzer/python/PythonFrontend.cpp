@@ -8,6 +8,7 @@
 #include "python/PyGrammarGaps.h"
 #include "python/PyLargeLiterals.h"
 #include "python/PyHotClosures.h"
+#include "python/PyKernelEffects.h"
 #include "python/PyLowering.h"
 #include "python/PyParseLimits.h"
 #include "python/PyStreamPaths.h"
@@ -181,11 +182,26 @@ class ModuleLowering {
     outerNames_ = savedNames;
   }
 
+  // A device kernel is no host code to lower: its model is what it does with the memory its
+  // parameters point to, which launches (`kernel[grid](a, b, out)`) hand on to their arguments.
+  void lowerKernel(TSNode def, const std::string& name) {
+    model::Function& f = newFunction(name, def);
+    f.scopes.emplace_back();  // the function scope; no events
+    KernelEffects k = kernelEffects(def, mc_.src);
+    f.params = std::move(k.params);
+    f.deviceKernel = true;
+    f.kernelLoads = k.loads;
+    f.kernelStores = k.stores;
+  }
+
   void lowerDefinitions(TSNode block, const std::string& prefix, const std::string& cls) {
     std::vector<TSNode> later;
     for (TSNode s : NamedChildren(block)) {
       TSNode d = unwrapDecorated(s);
-      if (isDeviceKernel(s, mc_.src)) continue;
+      if (isDeviceKernel(s, mc_.src)) {
+        if (cls.empty() && is(d, "function_definition")) lowerKernel(d, prefix + std::string(text(field(d, "name"), mc_.src)));
+        continue;
+      }
       if (is(d, "function_definition")) {
         std::string n(text(field(d, "name"), mc_.src));
         // __init__ first: the attributes it sets (streams, buffers) inform the other methods.

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "rules/ClassProtocol.h"
+#include "rules/EventIndex.h"
 #include "rules/EventUse.h"
 #include "rules/ForkJoin.h"
 #include "rules/Rule.h"
@@ -22,8 +23,8 @@ class SideStreamResultWithoutJoin : public Rule {
       for (size_t i = 0; i < f.events.size(); ++i) {
         const auto& e = f.events[i];
         for (const auto& v : e.reads)
-          if (unjoined(ctx, f, v, i, e.stream) && reported.insert({e.loc.line, v}).second) {
-            const auto& prod = f.events[size_t(producerOf(f, v, i))];
+          if (long p = unjoined(ctx, f, v, i, e.stream); p >= 0 && reported.insert({e.loc.line, v}).second) {
+            const auto& prod = f.events[size_t(p)];
             joinAsked.insert({&f, prod.stream.name});
             Finding& out = ctx.report(
                 e.loc, "'" + v + "' was written on " + prod.stream.describe() + " and is used here on " +
@@ -37,8 +38,9 @@ class SideStreamResultWithoutJoin : public Rule {
       std::set<std::string> seen;
       for (size_t k = 0; k < f.returned.size(); ++k) {
         const std::string& v = f.returned[k];
-        if (!seen.insert(v).second || !unjoined(ctx, f, v, f.events.size(), model::StreamRef::current())) continue;
-        const auto& prod = f.events[size_t(producerOf(f, v, f.events.size()))];
+        const long p = seen.insert(v).second ? unjoined(ctx, f, v, f.events.size(), model::StreamRef::current()) : -1;
+        if (p < 0) continue;
+        const auto& prod = f.events[size_t(p)];
         joinAsked.insert({&f, prod.stream.name});
         // Reported where the join goes: at the end of the side-stream region that wrote it (its
         // last event), else at the write; the write and the `return`/`yield` that hands it out
@@ -95,7 +97,7 @@ class SideStreamResultWithoutJoin : public Rule {
         if (root.empty() || !seen.insert(root).second) continue;
         if (std::find(f.returned.begin(), f.returned.end(), v) != f.returned.end()) continue;  // reported above
         if (usedLater(f, i, v)) continue;  // that use is judged above
-        if (!unjoined(ctx, f, v, f.events.size(), model::StreamRef::current())) continue;
+        if (unjoined(ctx, f, v, f.events.size(), model::StreamRef::current()) < 0) continue;
         if (streamIsParameter(f, e.stream) || recordedAfter(f, i, e.stream) || joinedElsewhere(ctx.module(), e.stream) ||
             finishedElsewhere(ctx.module(), f, e.stream))
           continue;
@@ -212,18 +214,39 @@ class SideStreamResultWithoutJoin : public Rule {
 
   // `v`, used at `at` on stream `consumer`, was last written on a different side stream and
   // nothing in between makes the consumer wait for it.
-  static bool unjoined(RuleContext& ctx, const model::Function& f, const std::string& v, size_t at,
+  // The producer of `v` on a side stream that reaches event `at` (past the end: the function's
+  // exit) with no join of that stream for `consumer` in between, or -1. Every producer that
+  // can reach counts, not only the last: the arms of an `if` that write `v` on different streams
+  // (a reduction on a side stream, or a fallback on the current one) each hand it on.
+  static long unjoined(RuleContext& ctx, const model::Function& f, const std::string& v, size_t at,
                        const model::StreamRef& consumer) {
-    long p = producerOf(f, v, at);
-    if (p < 0) return false;
-    const auto& prod = f.events[size_t(p)];
-    if (!prod.stream.isSide() || sameStream(prod.stream, consumer)) return false;
-    if (at < f.events.size() && model::enclosingSideRegion(f, f.events[at].scope) >= 0) return false;  // SL101's case
+    if (at < f.events.size() && model::enclosingSideRegion(f, f.events[at].scope) >= 0) return -1;  // SL101's case
     // Work launched on a named side stream is SL101's case too: one finding per missing wait.
     if (at < f.events.size() && f.events[at].stream.isSide() &&
         (f.events[at].kind == EventKind::Work || f.events[at].kind == EventKind::Copy))
-      return false;
-    return !orderedBetween(f, size_t(p), at, consumer, prod.stream) && !calleeDrainsDevice(ctx, f, size_t(p), at);
+      return -1;
+    const long last = producerOf(f, v, at);
+    if (last < 0) return -1;
+    // The last producer, then the earlier writes of `v` itself (the index lists them).
+    std::vector<size_t> candidates{size_t(last)};
+    if (const EventIndex* ix = eventIndex(f); ix && f.events[size_t(last)].scope != 0)
+      if (auto it = ix->producers.find(v); it != ix->producers.end())
+        for (auto k = std::lower_bound(it->second.begin(), it->second.end(), uint32_t(last)); k != it->second.begin();)
+          candidates.push_back(*--k);
+    std::vector<size_t> later;  // producers after the one judged, that reach `at` too
+    for (size_t i : candidates) {
+      if (at < f.events.size() && !model::mayFollow(f, i, at)) continue;
+      // A later write in this scope or one around it overwrites this one on every path.
+      const bool overwritten = std::any_of(later.begin(), later.end(), [&](size_t q) {
+        return model::scopeWithin(f, f.events[i].scope, f.events[q].scope) && model::mayFollow(f, i, q);
+      });
+      if (overwritten) break;
+      later.push_back(i);
+      const auto& prod = f.events[i];
+      if (!prod.stream.isSide() || sameStream(prod.stream, consumer)) continue;
+      if (!orderedBetween(f, i, at, consumer, prod.stream) && !calleeDrainsDevice(ctx, f, i, at)) return long(i);
+    }
+    return -1;
   }
 
   // A call in (from, to) whose callee synchronizes the whole device (`torch.cuda.synchronize()`
