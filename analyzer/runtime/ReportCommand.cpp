@@ -182,9 +182,7 @@ bool readLogs(const std::vector<std::string>& files, std::vector<ProcessLog>& lo
     calls += log.apiRecords;
     activities += log.activityRecords;
     if (log.trailer) {
-      if (log.trailer->cappedChunks) {
-        std::string m = f + ": the log reached its size cap (SL_MAX_LOG_MB); " + std::to_string(log.trailer->cappedChunks) +
-                        " chunks of records after it were not written (counted as dropped)";
+      for (const auto& m : unwrittenParts(f, *log.trailer)) {
         std::cerr << "streamlint report: " << m << "\n";
         out.inputErrors.push_back(m);
       }
@@ -211,7 +209,7 @@ bool readLogs(const std::vector<std::string>& files, std::vector<ProcessLog>& lo
   std::cerr << "streamlint report: " << logs.size() << (logs.size() == 1 ? " process, " : " processes, ")
             << calls << " CUDA calls, " << activities << " GPU activity records";
   if (dropped || droppedThreads)
-    std::cerr << "; " << dropped << " records dropped (ring full, memory cap or log size cap), " << droppedThreads
+    std::cerr << "; " << dropped << " records dropped (ring full, memory cap, log size cap or a failed write), " << droppedThreads
               << " threads unrecorded (memory cap)";
   if (yielded)
     std::cerr << "; GPU timing yielded to a profiler (torch.profiler took CUPTI) in " << yielded
