@@ -405,6 +405,29 @@ def log_write_fails(tmp):
         check(calls + dropped == total, f"{calls} + {dropped} != {total}\n{q.stderr}")
 
 
+def log_never_overwrites(tmp):
+    """The log's name is predictable (<host>-<pid>.slog): a symlink planted there, or an earlier
+    run's log of the same pid (containers reuse pids), is left as it was and the log is written
+    beside it as <host>-<pid>.1.slog."""
+    prog = os.path.join(A.bindir, "sl_sync_helper")
+    victim = os.path.join(tmp, "victim.txt")
+    for name, plant in (("link", f"ln -s {victim} \"$d/$h-$$.slog\""), ("old", "echo old log > \"$d/$h-$$.slog\"")):
+        d = os.path.join(tmp, name)
+        os.mkdir(d)
+        open(victim, "w").write("precious\n")
+        # exec keeps bash's pid: the program's log path is known before it starts.
+        p = run(["bash", "-c", f'd={d}; h=$(hostname | cut -c1-63); {plant}; exec {prog}'],
+                env={"LD_PRELOAD": A.lib, "SL_OUT_DIR": d})
+        check(open(victim, "rb").read() == b"precious\n", f"{name}: the file at the log's path was overwritten")
+        planted = [f for f in os.listdir(d) if not f.endswith(".1.slog")]
+        logs = [f for f in os.listdir(d) if f.endswith(".1.slog")]
+        check(len(planted) == 1 and len(logs) == 1, f"{name}: {os.listdir(d)}\n{p.stderr}")
+        if name == "old":
+            check(open(os.path.join(d, planted[0]), "rb").read() == b"old log\n", "the earlier log was overwritten")
+        q = report(os.path.join(d, logs[0]), "--min-blocking-us", "0")
+        check("no trailer" not in q.stderr and "cudaDeviceSynchronize" in q.stdout, q.stderr)
+
+
 def threads(tmp):
     prog = os.path.join(A.bindir, "sl_threads_stress")
     p = run([prog], env={"LD_PRELOAD": A.lib, "SL_OUT_DIR": tmp, "SL_MAX_MB": "16"})
@@ -701,7 +724,7 @@ def gpu_injection(tmp):
 
 SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, generated_code, thread_start, sarif, exit_codes, damaged_logs, fork_child, run_killed,
                                      sigterm, python_sigint, forkserver_pool, close_fds, run_forwards_signals,
-                                     run_settings, log_write_fails, python_fork, threads, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, stub_sites, stale_frames, fixture_timing,
+                                     run_settings, log_write_fails, log_never_overwrites, python_fork, threads, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, stub_sites, stale_frames, fixture_timing,
                                      fixture_driver_level, fixture_profiler, fixture_injection, gpu_timing, gpu_profiler,
                                      gpu_sampled, gpu_native_sites, gpu_graph_capture, gpu_injection,
                                      gpu_libtorch_sites]}
