@@ -443,13 +443,23 @@ void installFatalSignalHandlers() {
 }
 
 // CPython ends an unhandled KeyboardInterrupt by re-raising SIGINT with the default action after
-// Py_FinalizeEx, before exit()'s atexit handlers: flush from Py_FinalizeEx's own exit functions.
-void flushAtPythonExit() {
+// Py_FinalizeEx, before exit()'s atexit handlers. Py_FinalizeEx's own exit functions write the
+// log so far and a trailer, without ending the recording: torch's exit-time calls (frees) still
+// come, and a normal exit appends them and the final trailer (a reader keeps the last one).
+void checkpointAtPythonExit() {
+  if (g_state.load() != State::On || g_logPid != getpid() || !lockFile(true)) return;
+  drainLocked();
+  modulesLocked();
+  writeTrailerLocked();
+  unlockFile();
+}
+
+void checkpointAtPythonExitOnce() {
   static bool registered = false;
   if (registered) return;
   registered = true;
   if (auto atExit = reinterpret_cast<int (*)(void (*)())>(realDlsym(RTLD_DEFAULT, "Py_AtExit")))
-    atExit(flushAndClose);
+    atExit(checkpointAtPythonExit);
 }
 
 // ---- process start / fork --------------------------------------------------------------------
@@ -653,7 +663,7 @@ void ensureStarted() {
   calibrateLocked();  // the first (tsc, mono) pair, before any hook stamps a record
   g_state.store(State::On, std::memory_order_release);
   installFatalSignalHandlers();
-  flushAtPythonExit();
+  checkpointAtPythonExitOnce();
   ++t_depth;  // the writer thread is ours: pthread_create's wrapper (ThreadStarts.cpp) passes it through
   startWriter();
   --t_depth;
