@@ -215,7 +215,7 @@ int runMain(const std::vector<std::string>& args) {
 
   // Checked here because the recorder, inside the program, can only refuse to record.
   uint64_t capBytes = 0;
-  if (const char* v = getenv("SL_MAX_LOG_MB"); v && !slog::parseLogCapMb(v, capBytes)) {
+  if (const char* v = getenv("SL_MAX_LOG_MB"); v && *v && !slog::parseLogCapMb(v, capBytes)) {
     std::cerr << "streamlint run: SL_MAX_LOG_MB=" << v << ": expected a whole number of MB (0: no cap)\n";
     return 2;
   }
@@ -241,7 +241,11 @@ int runMain(const std::vector<std::string>& args) {
     return 2;
   }
   char absOut[PATH_MAX];
-  if (!realpath(out.c_str(), absOut) || strlen(absOut) > slog::kMaxOutDirBytes) {
+  if (!realpath(out.c_str(), absOut)) {
+    std::cerr << "streamlint run: --out " << out << ": " << strerror(errno) << "\n";
+    return 2;
+  }
+  if (strlen(absOut) > slog::kMaxOutDirBytes) {
     std::cerr << "streamlint run: --out " << out << ": the directory's path is too long (at most "
               << slog::kMaxOutDirBytes << " bytes once absolute)\n";
     return 2;

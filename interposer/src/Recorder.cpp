@@ -500,7 +500,7 @@ void readConfig() {
     else g_badSetting = "SL_OUT_DIR is too long";  // never cut: the log would land elsewhere
   }
   g_capBytes = envBytes("SL_MAX_MB", 64ull << 20, 1ull << 20);
-  if (const char* v = getenv("SL_MAX_LOG_MB"); v && !slog::parseLogCapMb(v, g_logCapBytes))
+  if (const char* v = getenv("SL_MAX_LOG_MB"); v && *v && !slog::parseLogCapMb(v, g_logCapBytes))
     g_badSetting = "SL_MAX_LOG_MB is not a whole number of MB (0: no cap)";
   uint64_t ring = envBytes("SL_RING_KB", 1024ull << 10, 1ull << 10);
   g_ringBytes = 4096;

@@ -363,7 +363,7 @@ def run_settings(tmp):
     """`run` refuses what the recorder could not follow before it starts the program (exit 2),
     and says 126 for a command that is there but cannot be run, as shells do."""
     marker = os.path.join(tmp, "started")
-    for bad in ("0.5", "abc", "-1", ""):
+    for bad in ("0.5", "abc", "-1", "1e3"):
         p = run([A.streamlint, "run", "--out", tmp, "--", "touch", marker], env={"SL_MAX_LOG_MB": bad}, ok=(2,))
         check("SL_MAX_LOG_MB" in p.stderr and not os.path.exists(marker), f"SL_MAX_LOG_MB={bad!r}: {p.stderr}")
     # Preloaded without `run`, the recorder says so and records nothing rather than drop the cap.

@@ -13,7 +13,7 @@ inline constexpr size_t kMaxOutDirBytes = 4096 - 128;
 
 inline constexpr uint64_t kDefaultLogCapMb = 4096;
 
-// SL_MAX_LOG_MB: a whole number of MiB, 0 for no cap. "0.5", "abc" and "-1" are not sizes (they
+// SL_MAX_LOG_MB: a whole number of MiB, 0 for no cap (unset or empty: the default). "0.5", "abc" and "-1" are not sizes (they
 // used to read as 0 and removed the cap).
 inline bool parseLogCapMb(const char* s, uint64_t& bytes) {
   if (!s || *s < '0' || *s > '9') return false;
