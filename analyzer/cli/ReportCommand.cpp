@@ -5,6 +5,7 @@
 #include "cli/Commands.h"
 #include "config/Config.h"
 #include "driver/Check.h"
+#include "driver/DeepStack.h"
 #include "rules/Rule.h"
 #include "runtime/ReportCommand.h"
 
@@ -33,7 +34,17 @@ int reportMain(const Args& args) {
     out.insert(out.end(), res.findings.begin(), res.findings.end());
     return true;
   };
-  return runtime::reportMain(args, hooks);
+  // On the deep stack `check` runs on (driver/DeepStack.h): the static analysis of PATHs recurses
+  // as in `check`, and a recursion report missed is a clear error instead of a crash.
+  std::string inputs = "streamlint report";
+  for (const auto& a : args) inputs += " " + a;
+  int rc = 2;
+  runOnDeepStacks(1, [&] {
+    setCurrentInput(&inputs);
+    rc = runtime::reportMain(args, hooks);
+    setCurrentInput(nullptr);
+  });
+  return rc;
 }
 
 }  // namespace sl::cli

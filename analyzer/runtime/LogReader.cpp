@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 
@@ -119,8 +120,10 @@ bool parseRecords(const char* p, const char* end, uint32_t tid, ProcessLog& log,
         break;
       }
       case slog::RecType::Trailer: {
-        slog::TrailerRecord t;
-        if (!fixedPart(body, h, t, why, "trailer")) return false;
+        // Older recorders' trailers end before the write-failure counts: those read as 0.
+        slog::TrailerRecord t{};
+        if (h.bytes < slog::kTrailerV1Bytes) { why = "short trailer"; return false; }
+        std::memcpy(&t, body, std::min<size_t>(h.bytes, sizeof t));
         log.trailer = t;
         break;
       }
@@ -305,6 +308,41 @@ uint32_t pythonLine(const CodeDef& code, uint32_t offset) {
     addr = end;
   }
   return 0;
+}
+
+std::vector<std::string> unwrittenParts(const std::string& path, const slog::TrailerRecord& t) {
+  std::vector<std::string> parts;
+  auto say = [&](const std::string& why, uint64_t records, uint64_t bytes) {
+    parts.push_back(path + ": " + why + ": " + std::to_string(records) + " CUDA call records (" +
+                    std::to_string(bytes) + " bytes) after it were not written (counted as dropped)");
+  };
+  if (t.cappedChunks) say("the log reached its size cap (SL_MAX_LOG_MB)", t.cappedRecords, t.cappedBytes);
+  if (t.writeErrno)
+    say(t.writeErrno == EBADF ? std::string("the program closed the log's descriptor")
+                              : "writing the log failed (" + std::string(strerror(int(t.writeErrno))) + ")",
+        t.unwrittenRecords, t.unwrittenBytes);
+  return parts;
+}
+
+bool readTrailerAtEnd(const std::string& path, std::optional<slog::TrailerRecord>& trailer) {
+  trailer.reset();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  struct {
+    slog::ChunkHeader chunk;
+    slog::TrailerRecord rec;
+  } tail{};
+  static_assert(sizeof tail == sizeof(slog::ChunkHeader) + sizeof(slog::TrailerRecord));
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < std::streamoff(sizeof(slog::FileHeader) + sizeof tail)) return true;
+  in.seekg(size - std::streamoff(sizeof tail));
+  if (!in.read(reinterpret_cast<char*>(&tail), sizeof tail)) return false;
+  if (tail.chunk.magic == slog::kChunkMagic && tail.chunk.bytes == sizeof tail.rec &&
+      tail.rec.h.type == slog::RecType::Trailer && tail.rec.h.bytes == sizeof tail.rec &&
+      tail.chunk.checksum == slog::fnv1a32(&tail.rec, sizeof tail.rec))
+    trailer = tail.rec;
+  return true;
 }
 
 }  // namespace sl::runtime

@@ -122,6 +122,15 @@ struct ReadOptions {
 
 // False (with `error` naming the file and the reason) when the file is unreadable, not a .slog,
 // or of another format version. Partial logs return true with `problems` filled.
+// The trailer that ends a log written by this build's recorder, read from the file's end only
+// (`streamlint run` after the program: logs can be gigabytes); empty when the log has none.
+// False when the file cannot be read.
+// What a trailer says its log could not hold (the size cap, a failed write), one sentence each,
+// naming `path`: `run` prints them after the program, `report` with its inputs.
+std::vector<std::string> unwrittenParts(const std::string& path, const slog::TrailerRecord& t);
+
+bool readTrailerAtEnd(const std::string& path, std::optional<slog::TrailerRecord>& trailer);
+
 bool readLog(const std::string& path, ProcessLog& out, std::string& error,
              const ReadOptions& options = {});
 

@@ -13,6 +13,7 @@ RankView rankView(const ProcessTimeline& t, const CommSummary& comm) {
   v.worldSize = t.worldSize;
   v.host = t.host;
   v.launcher = t.launcher;
+  v.jobId = t.jobId;
   v.logPath = t.logPath;
   v.pid = t.pid;
   v.realtimeOffsetNs = t.realtimeOffsetNs;

@@ -42,6 +42,7 @@ struct RankCollective {
 struct RankView {
   int rank = -1, localRank = -1, worldSize = -1;
   std::string host, launcher, logPath;
+  std::string jobId;  // the launcher's job id (TORCHELASTIC_RUN_ID, SLURM_JOB_ID, ...); "" unknown
   uint64_t pid = 0;
   int64_t realtimeOffsetNs = 0;
   bool gpuTiming = false;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <sstream>
 
@@ -32,6 +33,11 @@ std::vector<std::string> filesWithSuffix(const std::string& dir, const std::stri
   return out;
 }
 
+bool isRegularFile(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
 RankView viewFrom(const nlohmann::json& r) {
   RankView v;
   v.rank = r.at("rank").get<int>();
@@ -39,6 +45,7 @@ RankView viewFrom(const nlohmann::json& r) {
   v.worldSize = r.value("worldSize", -1);
   v.host = r.at("host").get<std::string>();
   v.launcher = r.value("launcher", std::string("unknown"));
+  v.jobId = r.value("job", std::string());
   v.logPath = r.value("log", std::string());
   v.pid = r.at("pid").get<uint64_t>();
   v.realtimeOffsetNs = r.at("realtimeOffsetNs").get<int64_t>();
@@ -84,6 +91,11 @@ RankView viewFrom(const nlohmann::json& r) {
 }
 
 bool readOne(const std::string& path, std::vector<RankView>& out, std::string& error) {
+  // Only a regular file is read: a FIFO would block the merge, a link to /dev/zero never end.
+  if (!isRegularFile(path)) {
+    error = path + ": not a regular file (a rank summary is a file written by `streamlint report --summary`)";
+    return false;
+  }
   std::ifstream in(path);
   if (!in) { error = path + ": cannot open"; return false; }
   std::stringstream ss;
@@ -126,7 +138,7 @@ nlohmann::json rankSummaryJson(const std::vector<RankView>& views) {
                       c.gpuNs, c.exposedNs, id(c.path), c.line, id(c.delayPath), c.delayLine, c.delayGapNs});
     }
     ranks.push_back({{"rank", v.rank}, {"localRank", v.localRank}, {"worldSize", v.worldSize}, {"host", v.host},
-                     {"launcher", v.launcher}, {"log", v.logPath}, {"pid", v.pid},
+                     {"launcher", v.launcher}, {"job", v.jobId}, {"log", v.logPath}, {"pid", v.pid},
                      {"realtimeOffsetNs", v.realtimeOffsetNs}, {"gpuTiming", v.gpuTiming}, {"runNs", v.runNs},
                      {"computeNs", v.computeNs}, {"commNs", v.commNs}, {"exposedNs", v.exposedNs},
                      {"ncclCalls", v.ncclCalls}, {"omittedCollectives", v.omittedCollectives + v.collectives.size() - n},
@@ -142,16 +154,70 @@ bool isSummaryInput(const std::string& input) {
   return filesWithSuffix(input, ".slog").empty() && !filesWithSuffix(input, ".json").empty();
 }
 
+namespace {
+
+// The *.json of a directory that are files; the rest (FIFOs, devices, links to them) are named
+// and skipped.
+std::vector<std::string> summaryFilesIn(const std::string& dir) {
+  std::vector<std::string> files;
+  for (auto& f : filesWithSuffix(dir, ".json")) {
+    if (isRegularFile(f)) files.push_back(std::move(f));
+    else std::cerr << "streamlint report: " << f << ": skipped: not a regular file\n";
+  }
+  return files;
+}
+
+// The ranks must be one job's: a summary left in the directory by an earlier job merged as
+// extra ranks, and SL906 then aligned two jobs' collectives ("waited 1900800 s"). Ranks that
+// made NCCL calls appear once each (a DataLoader worker shares its rank's number but makes
+// none), all agree on the world size and stay below it, and name at most one job id.
+bool checkOneJob(const std::vector<RankView>& views, const std::vector<std::string>& from, std::string& error) {
+  std::map<int, size_t> byRank;
+  size_t world = 0, job = 0;
+  for (size_t i = 0; i < views.size(); ++i) {
+    const RankView& v = views[i];
+    if (v.worldSize > 0 && views[world].worldSize <= 0) world = i;
+    if (!v.jobId.empty() && views[job].jobId.empty()) job = i;
+    if (v.worldSize > 0 && views[world].worldSize != v.worldSize) {
+      error = "world size " + std::to_string(views[world].worldSize) + " in " + from[world] + " but " +
+              std::to_string(v.worldSize) + " in " + from[i] + ": these summaries are of different jobs";
+      return false;
+    }
+    if (!v.jobId.empty() && v.jobId != views[job].jobId) {
+      error = "job " + views[job].jobId + " in " + from[job] + " but job " + v.jobId + " in " + from[i] +
+              ": merge one job's summaries at a time";
+      return false;
+    }
+    if (v.rank < 0 || v.ncclCalls == 0) continue;
+    if (v.worldSize > 0 && v.rank >= v.worldSize) {
+      error = from[i] + ": rank " + std::to_string(v.rank) + " in a world of size " + std::to_string(v.worldSize);
+      return false;
+    }
+    auto [it, fresh] = byRank.emplace(v.rank, i);
+    if (!fresh) {
+      error = "rank " + std::to_string(v.rank) + " twice: in " + from[it->second] + " and in " + from[i] +
+              " (a summary of an earlier job left in the directory?)";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 bool readRankSummaries(const std::vector<std::string>& inputs, std::vector<RankView>& out, std::string& error) {
+  std::vector<std::string> from;  // the file of each view, for the errors
   for (const auto& input : inputs) {
     struct stat st;
     if (stat(input.c_str(), &st) != 0) { error = input + ": no such file or directory"; return false; }
-    std::vector<std::string> files = S_ISDIR(st.st_mode) ? filesWithSuffix(input, ".json") : std::vector<std::string>{input};
-    if (files.empty()) { error = input + ": no rank summaries (*.json) here"; return false; }
-    for (const auto& f : files)
+    std::vector<std::string> files = S_ISDIR(st.st_mode) ? summaryFilesIn(input) : std::vector<std::string>{input};
+    if (files.empty()) { error = input + ": no rank summaries (*.json files) here"; return false; }
+    for (const auto& f : files) {
       if (!readOne(f, out, error)) return false;
+      from.resize(out.size(), f);
+    }
   }
-  return true;
+  return checkOneJob(out, from, error);
 }
 
 }  // namespace sl::runtime

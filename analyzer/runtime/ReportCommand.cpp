@@ -12,10 +12,14 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <cerrno>
+#include <cstring>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "core/AtomicWrite.h"
 #include "output/Output.h"
 #include "runtime/GpuCoverage.h"
 #include "runtime/HostBlocking.h"
@@ -45,6 +49,7 @@ constexpr const char* kUsage =
     "  --format F               text (default), concise, json, sarif, github, lintrunner\n"
     "  --html FILE              also write a self-contained HTML report (timeline, findings)\n"
     "  --trace FILE             also write a Chrome/Perfetto trace (open in ui.perfetto.dev)\n"
+    "  -o, --output FILE        write the findings to FILE instead of stdout (replaced whole)\n"
     "  --summary OUT.json       only write the ranks' summary of these logs, for a later merge\n"
     "                           (docs/ranks.md)\n"
     "  --symbols DIR            look for native modules missing at their recorded path in DIR\n"
@@ -84,7 +89,7 @@ struct Options {
   OutputOptions out;
   HostBlockingOptions hostBlocking;
   RuntimeRuleOptions rules;
-  std::string logs, html, trace, summary;
+  std::string logs, html, trace, summary, output;
   std::vector<std::string> summaries;  // rank summaries to merge instead of logs
   std::vector<std::string> sources, sarifs, symbolDirs;
 };
@@ -129,6 +134,8 @@ int parseArgs(const std::vector<std::string>& args, Options& o) {
       o.trace = value;
     } else if (takeValue("--summary")) {
       o.summary = value;
+    } else if (takeValue("-o") || takeValue("--output")) {
+      o.output = value;
     } else if (a.rfind("-", 0) == 0) {
       std::cerr << "streamlint report: unknown or incomplete option " << a << "\n" << kUsage;
       return 2;
@@ -182,9 +189,7 @@ bool readLogs(const std::vector<std::string>& files, std::vector<ProcessLog>& lo
     calls += log.apiRecords;
     activities += log.activityRecords;
     if (log.trailer) {
-      if (log.trailer->cappedChunks) {
-        std::string m = f + ": the log reached its size cap (SL_MAX_LOG_MB); " + std::to_string(log.trailer->cappedChunks) +
-                        " chunks of records after it were not written (counted as dropped)";
+      for (const auto& m : unwrittenParts(f, *log.trailer)) {
         std::cerr << "streamlint report: " << m << "\n";
         out.inputErrors.push_back(m);
       }
@@ -211,7 +216,7 @@ bool readLogs(const std::vector<std::string>& files, std::vector<ProcessLog>& lo
   std::cerr << "streamlint report: " << logs.size() << (logs.size() == 1 ? " process, " : " processes, ")
             << calls << " CUDA calls, " << activities << " GPU activity records";
   if (dropped || droppedThreads)
-    std::cerr << "; " << dropped << " records dropped (ring full, memory cap or log size cap), " << droppedThreads
+    std::cerr << "; " << dropped << " records dropped (ring full, memory cap, log size cap or a failed write), " << droppedThreads
               << " threads unrecorded (memory cap)";
   if (yielded)
     std::cerr << "; GPU timing yielded to a profiler (torch.profiler took CUPTI) in " << yielded
@@ -306,11 +311,28 @@ nlohmann::json overlapJson(const RunData& run) {
   return {{"processes", procs}};
 }
 
+// A file the user named (-o, --summary, --html, --trace), replaced whole or left as it was.
+bool writeUserFile(const std::string& path, const std::string& bytes, const char* what) {
+  std::string why;
+  if (writeFileAtomically(path, bytes, why)) return true;
+  std::cerr << "streamlint report: " << path << ": cannot write the " << what << ": " << why << "\n";
+  return false;
+}
+
+// The findings (and the text format's tables): to -o FILE, or stdout. Output that did not
+// arrive (stdout on a full disk, a closed pipe) is an error, not a silent 0 or 1.
+bool emitReport(const std::string& text, const Options& o) {
+  if (!o.output.empty()) return writeUserFile(o.output, text, "report");
+  std::cout << text;
+  std::cout.flush();
+  if (std::cout) return true;
+  std::cerr << "streamlint report: cannot write the report to stdout: " << strerror(errno ? errno : EIO) << "\n";
+  return false;
+}
+
 // `--summary OUT.json`: the ranks of these logs, for a merge elsewhere (RankSummary.h).
 int writeSummary(const std::string& path, const std::vector<RankView>& views) {
-  std::ofstream f(path);
-  if (f) f << rankSummaryJson(views).dump() << "\n";
-  if (!f) { std::cerr << "streamlint report: " << path << ": cannot write the summary\n"; return 2; }
+  if (!writeUserFile(path, rankSummaryJson(views).dump() + "\n", "summary")) return 2;
   std::cerr << "streamlint report: wrote " << path << " (" << views.size() << (views.size() == 1 ? " rank)\n" : " ranks)\n");
   return 0;
 }
@@ -330,8 +352,10 @@ int mergeSummaries(Options& o, const std::vector<std::string>& args, const Repor
   // Text shows none of it: a thousand ranks' JSON costs seconds to build.
   if (o.out.format != Format::Text) o.out.runProperties["ranks"] = ranksJson(views, align, false);
   o.out.rules = hooks.rules;
-  writeFindings(std::cout, all, o.out);
-  if (o.out.format == Format::Text) writeRanksText(std::cout, views, align);
+  std::ostringstream text;
+  writeFindings(text, all, o.out);
+  if (o.out.format == Format::Text) writeRanksText(text, views, align);
+  if (!emitReport(text.str(), o)) return 2;
   return all.empty() ? 0 : 1;
 }
 
@@ -406,15 +430,17 @@ static int reportLogs(const std::vector<std::string>& args, const ReportHooks& h
   if (o.out.format != Format::Text) o.out.runProperties["ranks"] = ranksJson(views, align, true);
   o.out.rules = hooks.rules;
   o.out.docsUrl = hooks.docsUrl;
-  if (o.out.format == Format::Text) writeCoverageText(std::cout, run.timelines);
-  writeFindings(std::cout, all, o.out);
-  if (o.out.format == Format::Text) writeOverlapText(std::cout, run);
-  if (o.out.format == Format::Text) writeRanksText(std::cout, views, align);
+  std::ostringstream text;
+  if (o.out.format == Format::Text) writeCoverageText(text, run.timelines);
+  writeFindings(text, all, o.out);
+  if (o.out.format == Format::Text) writeOverlapText(text, run);
+  if (o.out.format == Format::Text) writeRanksText(text, views, align);
+  if (!emitReport(text.str(), o)) return 2;
 
   if (!o.trace.empty()) {
-    std::ofstream f(o.trace);
-    if (f) writePerfettoTrace(f, run.timelines);
-    if (!f) { std::cerr << "streamlint report: " << o.trace << ": cannot write the trace\n"; return 2; }
+    std::ostringstream f;
+    writePerfettoTrace(f, run.timelines);
+    if (!writeUserFile(o.trace, f.str(), "trace")) return 2;
     std::cerr << "streamlint report: wrote " << o.trace << " (open it in ui.perfetto.dev)\n";
   }
   if (!o.html.empty()) {
@@ -426,9 +452,9 @@ static int reportLogs(const std::vector<std::string>& args, const ReportHooks& h
     in.findings = all;
     in.ranks = views;
     in.align = align;
-    std::ofstream f(o.html);
-    if (f) writeHtmlReport(f, in);
-    if (!f) { std::cerr << "streamlint report: " << o.html << ": cannot write the HTML report\n"; return 2; }
+    std::ostringstream f;
+    writeHtmlReport(f, in);
+    if (!writeUserFile(o.html, f.str(), "HTML report")) return 2;
     std::cerr << "streamlint report: wrote " << o.html << "\n";
   }
   return all.empty() ? 0 : 1;

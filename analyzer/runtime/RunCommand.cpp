@@ -1,5 +1,5 @@
 // `streamlint run [--out DIR] -- CMD ARGS...`: runs CMD with the recorder preloaded. The recorder
-// itself writes one DIR/<host>-<pid>.slog per process that makes CUDA calls; children inherit the
+// itself writes one DIR/<host>-<pid>[.N].slog per process that makes CUDA calls; children inherit the
 // environment, so torchrun ranks and DataLoader workers are recorded too.
 #include <errno.h>
 #include <fcntl.h>
@@ -16,12 +16,15 @@
 
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/Commands.h"
 #include "core/Executable.h"
+#include "runtime/LogReader.h"
 #include "streamlint/GpuTimingSpec.h"
+#include "streamlint/RecorderSettings.h"
 
 namespace sl::runtime {
 
@@ -44,6 +47,9 @@ constexpr const char* kUsage =
     "    --sanitize-sample ON/EVERY  long runs: launches' pointers only during ON of every EVERY\n"
     "                           (e.g. 100ms/2s); ordering calls, copies and blocks throughout; blocks\n"
     "                           first used outside a window are not judged\n"
+    "  Exit status: the program's (128+N: killed by signal N; 126: cannot be run; 127: not found);\n"
+    "  2 before it starts when an option, --out or SL_MAX_LOG_MB (whole MB, 0: no cap) is invalid.\n"
+    "  SIGINT/SIGTERM/SIGHUP sent to run are passed to the program.\n"
     "  Then: streamlint report DIR\n";
 
 // The logs in `dir` and their modification times. Compared before and after the run: a process
@@ -126,8 +132,44 @@ bool setUpSanitize() {
 }
 
 pid_t g_child = -1;
-void forward(int sig) {
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP};
+
+// A supervisor's SIGINT or SIGTERM (kill, a scheduler, timeout) is the program's to handle. The
+// terminal's (Ctrl-C, hang-up: si_code SI_KERNEL) already reached it, in our foreground process
+// group: forwarding those would interrupt it twice (a KeyboardInterrupt inside its except block).
+void forward(int sig, siginfo_t* info, void*) {
+  if (info && info->si_code == SI_KERNEL) return;
   if (g_child > 0) kill(g_child, sig);
+}
+
+// Installed before the fork, with the signals blocked until the child's pid is known, so none
+// is lost in between. Signals ignored when we started stay ignored, for the program too.
+void forwardSignals(sigset_t& blocked, sigset_t& old) {
+  sigemptyset(&blocked);
+  for (int sig : kForwarded) {
+    struct sigaction cur{};
+    sigaction(sig, nullptr, &cur);
+    if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_IGN) continue;
+    struct sigaction sa{};
+    sa.sa_sigaction = forward;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, nullptr);
+    sigaddset(&blocked, sig);
+  }
+  sigprocmask(SIG_BLOCK, &blocked, &old);
+}
+
+// What the recorder's trailer says it could not write; a log without one was not finished (the
+// process was killed, or still runs). Read from the end only: logs can be gigabytes.
+void sayLosses(const std::string& path) {
+  std::optional<slog::TrailerRecord> t;
+  if (!readTrailerAtEnd(path, t)) return;
+  if (!t) {
+    std::cerr << "streamlint: " << path << " has no trailer: the process was killed or still runs (its last records are lost)\n";
+    return;
+  }
+  for (const auto& m : unwrittenParts(path, *t)) std::cerr << "streamlint: " << m << "\n";
 }
 
 }  // namespace
@@ -171,6 +213,13 @@ int runMain(const std::vector<std::string>& args) {
       return 2;
     }
 
+  // Checked here because the recorder, inside the program, can only refuse to record.
+  uint64_t capBytes = 0;
+  if (const char* v = getenv("SL_MAX_LOG_MB"); v && *v && !slog::parseLogCapMb(v, capBytes)) {
+    std::cerr << "streamlint run: SL_MAX_LOG_MB=" << v << ": expected a whole number of MB (0: no cap)\n";
+    return 2;
+  }
+
   std::string lib = findInterposer();
   char real[PATH_MAX];
   if (!realpath(lib.c_str(), real) || access(real, R_OK) != 0) {
@@ -192,7 +241,15 @@ int runMain(const std::vector<std::string>& args) {
     return 2;
   }
   char absOut[PATH_MAX];
-  if (!realpath(out.c_str(), absOut)) snprintf(absOut, sizeof absOut, "%s", out.c_str());
+  if (!realpath(out.c_str(), absOut)) {
+    std::cerr << "streamlint run: --out " << out << ": " << strerror(errno) << "\n";
+    return 2;
+  }
+  if (strlen(absOut) > slog::kMaxOutDirBytes) {
+    std::cerr << "streamlint run: --out " << out << ": the directory's path is too long (at most "
+              << slog::kMaxOutDirBytes << " bytes once absolute)\n";
+    return 2;
+  }
 
   // Keep what the user preloads already; ours goes first so that its hooks are found first.
   std::string preload = real;
@@ -208,6 +265,8 @@ int runMain(const std::vector<std::string>& args) {
 
   const auto before = logsIn(absOut);
   const pid_t parent = getpid();  // (we may be PID 1 in a container: compare, do not assume)
+  sigset_t blocked, oldMask;
+  forwardSignals(blocked, oldMask);
   g_child = fork();
   if (g_child < 0) { std::cerr << "streamlint run: fork failed: " << strerror(errno) << "\n"; return 2; }
   if (g_child == 0) {
@@ -215,20 +274,22 @@ int runMain(const std::vector<std::string>& args) {
     // instead of running on orphaned; the race with our death before this call is checked.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(128 + SIGKILL);
+    sigprocmask(SIG_SETMASK, &oldMask, nullptr);  // exec resets our handlers, not the mask
     execvp(argv[0], argv.data());
-    std::cerr << "streamlint run: cannot run " << argv[0] << ": " << strerror(errno) << "\n";
-    _exit(127);
+    // The shell's codes: 127 not found, 126 found but not runnable (no permission, not a program).
+    const int err = errno;
+    std::cerr << "streamlint run: cannot run " << argv[0] << ": " << strerror(err) << "\n";
+    _exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
   }
-  // Ctrl-C reaches the child through the terminal; SIGTERM sent to us is passed on.
-  signal(SIGINT, SIG_IGN);
-  signal(SIGTERM, forward);
-  signal(SIGHUP, forward);
+  sigprocmask(SIG_SETMASK, &oldMask, nullptr);
   int status = 0;
   while (waitpid(g_child, &status, 0) < 0 && errno == EINTR) {}
   size_t logs = 0;
   for (const auto& [name, mtime] : logsIn(absOut)) {
     auto it = before.find(name);
-    logs += it == before.end() || it->second != mtime;
+    if (it != before.end() && it->second == mtime) continue;
+    ++logs;
+    sayLosses(std::string(absOut) + "/" + name);
   }
   if (logs)
     std::cerr << "streamlint: " << logs << (logs == 1 ? " log" : " logs") << " in " << absOut

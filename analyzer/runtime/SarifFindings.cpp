@@ -4,6 +4,8 @@
 
 #include <fstream>
 #include <iterator>
+#include <utility>
+#include <vector>
 
 #include "runtime/Pairing.h"
 
@@ -36,6 +38,24 @@ bool readLocation(const json& l, const json& bases, std::string& path, Loc& loc)
   return !path.empty();
 }
 
+// Deeper than any SARIF log needs (streamlint's own go 8 levels deep). Parsing and destroying a
+// document are iterative in nlohmann::json, copying one is recursive: a property nested a million
+// levels deep overflowed the stack when the finding took it.
+constexpr size_t kMaxSarifDepth = 512;
+
+// Whether `doc` nests deeper than kMaxSarifDepth, with an explicit stack (no recursion).
+bool nestedTooDeep(const json& doc) {
+  std::vector<std::pair<const json*, size_t>> todo{{&doc, 1}};
+  while (!todo.empty()) {
+    auto [j, depth] = todo.back();
+    todo.pop_back();
+    if (!j->is_structured()) continue;
+    if (depth > kMaxSarifDepth) return true;
+    for (const auto& child : *j) todo.emplace_back(&child, depth + 1);
+  }
+  return false;
+}
+
 Severity severityOf(const std::string& level) {
   return level == "error" ? Severity::Error : level == "note" ? Severity::Note : Severity::Warning;
 }
@@ -52,6 +72,10 @@ bool readSarifFindings(const std::string& path, std::vector<Finding>& out, std::
   json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("runs") || !doc["runs"].is_array()) {
     error = path + ": not a SARIF log (expected a JSON object with \"runs\")";
+    return false;
+  }
+  if (nestedTooDeep(doc)) {
+    error = path + ": nested more than " + std::to_string(kMaxSarifDepth) + " levels deep (not a SARIF log)";
     return false;
   }
   try {

@@ -462,8 +462,11 @@ std::vector<Finding> streamRaces(const std::vector<ProcessLog>& logs,
     if (!logs[p].sanitize) continue;
     // Chunks past the log's size cap are gone without gap records: an unseen wait would read
     // as a race, so such a log is not judged at all.
-    if (logs[p].trailer && logs[p].trailer->cappedChunks) {
-      summary.notJudged.push_back(logs[p].path + ": the log reached its size cap (SL_MAX_LOG_MB) and lost records");
+    // The same for chunks a failed write lost (a full disk).
+    if (logs[p].trailer && (logs[p].trailer->cappedChunks || logs[p].trailer->unwrittenChunks)) {
+      summary.notJudged.push_back(logs[p].path + (logs[p].trailer->cappedChunks
+                                                      ? ": the log reached its size cap (SL_MAX_LOG_MB) and lost records"
+                                                      : ": writing the log failed and lost records"));
       continue;
     }
     Checker k(logs[p], timelines[p]);

@@ -2,12 +2,14 @@
 //   start   lazily, at the first recorded CUDA call, so processes that never touch CUDA (shells,
 //           compilers spawned by torch.compile) leave no log;
 //   exit    atexit + destructor: drain every ring, write modules and the trailer;
-//   signals SIGTERM/SIGINT/SIGHUP: drain, then hand the signal to whatever was installed before
-//           (the program's behaviour is unchanged);
+//   signals from the first CUDA call on, SIGTERM/SIGINT/SIGHUP still at their default action:
+//           drain, write the trailer, die of the signal as before (no handler before that: the
+//           program, CPython included, sees the dispositions it started with);
 //   fork    the child forgets the parent's rings and writer and starts its own log lazily.
 // Lock order: g_startMutex (slow path only) -> g_fileLock (spin; writer, exit, signal, direct).
 #include "Recorder.h"
 #include "LaunchEnv.h"
+#include "streamlint/RecorderSettings.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -62,14 +65,17 @@ uint64_t g_ringBytes = 1 << 20;
 uint64_t g_capBytes = 64ull << 20;
 // On-disk cap (SL_MAX_LOG_MB, default 4096; 0 = none): past it, chunks are counted as dropped
 // instead of written, so a tight loop cannot fill the disk. The trailer always fits.
-uint64_t g_logCapBytes = 4096ull << 20;
-uint64_t g_logBytes = 0;        // written so far (file lock held)
-uint64_t g_cappedChunks = 0, g_cappedRecords = 0;
+uint64_t g_logCapBytes = slog::kDefaultLogCapMb << 20;
+uint64_t g_logBytes = 0;        // chunks written so far (file lock held)
+uint64_t g_fileBytes = 0;       // the file's size: header and whole chunks
 uint32_t g_pyVersion = 0;
 uint32_t g_writerTid = 0;
 int g_lastModuleAdds = -1;
-char g_outDir[1024] = "streamlint-logs";
-char g_path[1200];
+char g_outDir[slog::kMaxOutDirBytes + 1] = "streamlint-logs";
+char g_path[sizeof g_outDir + 128];
+// A setting the recorder cannot follow: said at the first CUDA call, and that process is not
+// recorded (`streamlint run` checks both before it starts the program).
+const char* g_badSetting = nullptr;
 pid_t g_logPid = 0;  // the process that owns g_fd (a vfork child shares our memory, not our log)
 // The "no ring" state handed to threads past the memory cap: every reserve fails and counts.
 ThreadState g_noRing;
@@ -90,7 +96,49 @@ bool lockFile(bool patient) {
 }
 void unlockFile() { g_fileLock.store(false, std::memory_order_release); }
 
-void writeAll(const iovec* iov, int n) {
+// ---- the log's descriptor ------------------------------------------------------------------
+// Programs close descriptors they did not open (daemons, closefrom before exec) and the next
+// open() reuses the number: writing to a number we once had wrote our chunks into the user's
+// file. So the descriptor is moved high, the file's identity is kept, and before each write the
+// descriptor is checked to still be that file; if it is not, the log is reopened by its path
+// (the same file again, checked the same way) or recording stops. A number that is no longer
+// ours is never written to nor closed.
+dev_t g_logDev = 0;
+ino_t g_logIno = 0;
+
+// Above what programs open themselves: half the descriptor limit, at most 1024.
+int moveHigh(int fd) {
+  rlimit lim{};
+  long base = getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY ? long(lim.rlim_cur / 2) : 1024;
+  if (base > 1024) base = 1024;
+  if (base <= fd) return fd;
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, int(base));
+  if (high < 0) return fd;  // no free number up there: stay where we are, still checked
+  close(fd);
+  return high;
+}
+
+bool isLogFile(int fd) {
+  struct stat st{};
+  return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == g_logDev && st.st_ino == g_logIno;
+}
+
+// True when g_fd is (again) the log. Caller holds the file lock (or is the only thread left).
+bool logFdIsOurs() {
+  if (isLogFile(g_fd)) return true;
+  int fd = open(g_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0 && isLogFile(fd)) {
+    g_fd = moveHigh(fd);
+    return true;
+  }
+  if (fd >= 0) close(fd);
+  g_fd = -1;  // someone else's now, or gone: written to no more
+  errno = EBADF;
+  return false;
+}
+
+bool writeAll(const iovec* iov, int n) {
+  if (!logFdIsOurs()) return false;
   iovec local[4];
   memcpy(local, iov, sizeof(iovec) * n);
   iovec* v = local;
@@ -98,11 +146,12 @@ void writeAll(const iovec* iov, int n) {
     ssize_t w = writev(g_fd, v, n);
     if (w < 0) {
       if (errno == EINTR) continue;
-      return;  // disk full etc.: losing the log must not hurt the program
+      return false;  // disk full etc.: losing the log must not hurt the program
     }
     while (n > 0 && size_t(w) >= v->iov_len) { w -= v->iov_len; ++v; --n; }
     if (n > 0) { v->iov_base = static_cast<char*>(v->iov_base) + w; v->iov_len -= w; }
   }
+  return true;
 }
 
 // CUDA call records in a chunk's two pieces (a record may straddle them), by walking the record
@@ -121,20 +170,36 @@ uint64_t countApiRecords(const void* a, size_t na, const void* b, size_t nb) {
   return n;
 }
 
-// One chunk from up to two pieces (a ring's wrapped range). Caller holds the file lock.
+// A chunk the log could not take: its CUDA call records count as dropped, its bytes as lost.
+struct Losses { uint64_t chunks = 0, records = 0, bytes = 0; };
+Losses g_capped, g_unwritten;
+int g_writeErrno = 0;  // the first failed write's errno; nothing is written after it but the trailer
+
+void countLost(Losses& l, const void* a, size_t na, const void* b, size_t nb) {
+  ++l.chunks;
+  l.records += countApiRecords(a, na, b, nb);
+  l.bytes += sizeof(slog::ChunkHeader) + na + nb;
+}
+
+// One chunk from up to two pieces (a ring's wrapped range). Caller holds the file lock. A failed
+// write (disk full, descriptor taken) is cut back to the last whole chunk, so the log stays
+// readable, and ends the writing: later chunks are counted, the trailer is still tried.
 void writeChunk(uint32_t tid, const void* a, size_t na, const void* b, size_t nb, bool always = false) {
-  if (g_fd < 0 || na + nb == 0) return;
+  if (na + nb == 0) return;
   const uint64_t bytes = sizeof(slog::ChunkHeader) + na + nb;
-  if (!always && g_logCapBytes && g_logBytes + bytes > g_logCapBytes) {
-    ++g_cappedChunks;
-    g_cappedRecords += countApiRecords(a, na, b, nb);
-    return;
-  }
-  g_logBytes += bytes;
+  if (!always && g_writeErrno) return countLost(g_unwritten, a, na, b, nb);
+  if (!always && g_logCapBytes && g_logBytes + bytes > g_logCapBytes) return countLost(g_capped, a, na, b, nb);
   slog::ChunkHeader ch{slog::kChunkMagic, uint32_t(na + nb), 0, tid};
   ch.checksum = slog::fnv1a32(b, nb, slog::fnv1a32(a, na));
   iovec v[3] = {{&ch, sizeof ch}, {const_cast<void*>(a), na}, {const_cast<void*>(b), nb}};
-  writeAll(v, nb ? 3 : 2);
+  if (writeAll(v, nb ? 3 : 2)) {
+    g_logBytes += bytes;
+    g_fileBytes += bytes;
+    return;
+  }
+  if (!g_writeErrno) g_writeErrno = errno ? errno : EIO;
+  if (g_fd >= 0 && ftruncate(g_fd, off_t(g_fileBytes)) == 0) lseek(g_fd, off_t(g_fileBytes), SEEK_SET);
+  if (!always) countLost(g_unwritten, a, na, b, nb);
 }
 
 // ---- TSC -> CLOCK_MONOTONIC (hook times; see hookNow) ------------------------------------------
@@ -322,9 +387,16 @@ void writeTrailerLocked() {
     dropped += ts->dropped.load();
     records += ts->records.load();
   }
-  t.records = records > g_cappedRecords ? records - g_cappedRecords : 0;
-  t.dropped = dropped + g_cappedRecords;
-  t.cappedChunks = uint32_t(g_cappedChunks > UINT32_MAX ? UINT32_MAX : g_cappedChunks);
+  const uint64_t notWritten = g_capped.records + g_unwritten.records;
+  t.records = records > notWritten ? records - notWritten : 0;
+  t.dropped = dropped + notWritten;
+  t.cappedChunks = uint32_t(g_capped.chunks > UINT32_MAX ? UINT32_MAX : g_capped.chunks);
+  t.cappedBytes = g_capped.bytes;
+  t.cappedRecords = g_capped.records;
+  t.unwrittenRecords = g_unwritten.records;
+  t.unwrittenBytes = g_unwritten.bytes;
+  t.unwrittenChunks = uint32_t(g_unwritten.chunks > UINT32_MAX ? UINT32_MAX : g_unwritten.chunks);
+  t.writeErrno = uint32_t(g_writeErrno);
   t.droppedThreads = g_droppedThreads.load();
   t.peakBytes = g_peakBytes.load();
   t.capBytes = g_capBytes;
@@ -335,39 +407,59 @@ void writeTrailerLocked() {
 }
 
 // ---- signals --------------------------------------------------------------------------------
+// A signal whose action is still the default kills the process without atexit: for those only,
+// and only once recording has started (the first CUDA call), a handler drains the rings, writes
+// the trailer and re-raises with the default action, so the process dies with the same status.
+// Never earlier: CPython reads the dispositions at start-up and installs its KeyboardInterrupt
+// handler only where SIGINT is still SIG_DFL (a handler installed from our constructor cost it
+// default_int_handler, and multiprocessing's forkserver children died restoring a handler that
+// signal.getsignal reported as None). A signal the program handles or ignores is left alone: its
+// handler decides, and the program's exit paths (exit, _exit, Py_FinalizeEx) flush.
 constexpr int kSignals[] = {SIGTERM, SIGINT, SIGHUP};
-struct sigaction g_prev[3];
 
-void onSignal(int sig, siginfo_t* info, void* uctx) {
-  int idx = sig == SIGTERM ? 0 : sig == SIGINT ? 1 : 2;
-  const struct sigaction& prev = g_prev[idx];
+void onFatalSignal(int sig) {
   int savedErrno = errno;
-  if (prev.sa_handler != SIG_IGN && g_state.load() == State::On && g_fd >= 0 && lockFile(false)) {
+  if (g_state.load() == State::On && g_fd >= 0 && lockFile(false)) {
     drainLocked();  // only ring reads and write(2): async-signal-safe in practice
-    if (prev.sa_handler == SIG_DFL) writeTrailerLocked();  // the process is about to die
+    writeTrailerLocked();
     unlockFile();
   }
   errno = savedErrno;
-  if (prev.sa_flags & SA_SIGINFO) {
-    if (prev.sa_sigaction) prev.sa_sigaction(sig, info, uctx);
-  } else if (prev.sa_handler == SIG_DFL) {
-    signal(sig, SIG_DFL);  // re-deliver with the default action: the program dies as before
-    raise(sig);
-  } else if (prev.sa_handler != SIG_IGN) {
-    prev.sa_handler(sig);
+  signal(sig, SIG_DFL);  // re-delivered when this handler returns: the program dies as before
+  raise(sig);
+}
+
+// Called once recording is on. A forked child inherits the handlers (and finds them installed).
+void installFatalSignalHandlers() {
+  for (int sig : kSignals) {
+    struct sigaction cur{};
+    if (sigaction(sig, nullptr, &cur) != 0) continue;
+    if ((cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL) continue;
+    struct sigaction sa{};
+    sa.sa_handler = onFatalSignal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, nullptr);
   }
 }
 
-void installSignalHandlers() {
-  for (int i = 0; i < 3; ++i) {
-    struct sigaction sa{};
-    sa.sa_sigaction = onSignal;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(kSignals[i], nullptr, &g_prev[i]);
-    if (g_prev[i].sa_handler == SIG_IGN) continue;  // nohup etc.: keep ignoring
-    sigaction(kSignals[i], &sa, &g_prev[i]);
-  }
+// CPython ends an unhandled KeyboardInterrupt by re-raising SIGINT with the default action after
+// Py_FinalizeEx, before exit()'s atexit handlers. Py_FinalizeEx's own exit functions write the
+// log so far and a trailer, without ending the recording: torch's exit-time calls (frees) still
+// come, and a normal exit appends them and the final trailer (a reader keeps the last one).
+void checkpointAtPythonExit() {
+  if (g_state.load() != State::On || g_logPid != getpid() || !lockFile(true)) return;
+  drainLocked();
+  modulesLocked();
+  writeTrailerLocked();
+  unlockFile();
+}
+
+void checkpointAtPythonExitOnce() {
+  static bool registered = false;
+  if (registered) return;
+  registered = true;
+  if (auto atExit = reinterpret_cast<int (*)(void (*)())>(realDlsym(RTLD_DEFAULT, "Py_AtExit")))
+    atExit(checkpointAtPythonExit);
 }
 
 // ---- process start / fork --------------------------------------------------------------------
@@ -403,9 +495,13 @@ void readConfig() {
   g_tscClock = clk && strcmp(clk, "tsc") == 0 ? true
                : clk && strcmp(clk, "mono") == 0 ? false
                                                  : tscUsable();
-  if (const char* d = getenv("SL_OUT_DIR"); d && *d) snprintf(g_outDir, sizeof g_outDir, "%s", d);
+  if (const char* d = getenv("SL_OUT_DIR"); d && *d) {
+    if (strlen(d) <= slog::kMaxOutDirBytes) snprintf(g_outDir, sizeof g_outDir, "%s", d);
+    else g_badSetting = "SL_OUT_DIR is too long";  // never cut: the log would land elsewhere
+  }
   g_capBytes = envBytes("SL_MAX_MB", 64ull << 20, 1ull << 20);
-  if (const char* v = getenv("SL_MAX_LOG_MB"); v && *v) g_logCapBytes = strtoull(v, nullptr, 10) << 20;
+  if (const char* v = getenv("SL_MAX_LOG_MB"); v && *v && !slog::parseLogCapMb(v, g_logCapBytes))
+    g_badSetting = "SL_MAX_LOG_MB is not a whole number of MB (0: no cap)";
   uint64_t ring = envBytes("SL_RING_KB", 1024ull << 10, 1ull << 10);
   g_ringBytes = 4096;
   while (g_ringBytes < ring) g_ringBytes <<= 1;  // power of two: masks instead of divisions
@@ -414,21 +510,43 @@ void readConfig() {
 }
 
 void mkdirs(const char* dir) {
-  char tmp[1024];
+  char tmp[sizeof g_outDir];
   snprintf(tmp, sizeof tmp, "%s", dir);
   for (char* p = tmp + 1; *p; ++p)
     if (*p == '/') { *p = 0; mkdir(tmp, 0777); *p = '/'; }
   mkdir(tmp, 0777);
 }
 
+// A new file, never an existing one nor through a symlink (a shared directory's planted link
+// must not truncate its target): <host>-<pid>.slog, or <host>-<pid>.N.slog when a process of
+// an earlier run had our pid (containers reuse them).
+int createLog(const char* host) {
+  int fd = -1;
+  for (int n = 0; n < 100 && fd < 0; ++n) {
+    if (n == 0) snprintf(g_path, sizeof g_path, "%s/%s-%d.slog", g_outDir, host, int(getpid()));
+    else snprintf(g_path, sizeof g_path, "%s/%s-%d.%d.slog", g_outDir, host, int(getpid()), n);
+    fd = open(g_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  struct stat st{};
+  if (fd < 0 || fstat(fd, &st) != 0) return -1;
+  g_logDev = st.st_dev;
+  g_logIno = st.st_ino;
+  return moveHigh(fd);
+}
+
 bool openLog() {
+  if (g_badSetting) {
+    fprintf(stderr, "streamlint: %s; this process runs unrecorded\n", g_badSetting);
+    return false;
+  }
   char host[64] = {0};
   gethostname(host, sizeof host - 1);
   mkdirs(g_outDir);
-  snprintf(g_path, sizeof g_path, "%s/%s-%d.slog", g_outDir, host, int(getpid()));
-  g_fd = open(g_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  g_fd = createLog(host);
   g_logBytes = 0;  // a new file (a forked child's too): its own cap
-  g_cappedChunks = g_cappedRecords = 0;
+  g_capped = g_unwritten = {};
+  g_writeErrno = 0;
   g_logPid = getpid();
   if (g_fd < 0) {
     fprintf(stderr, "streamlint: cannot write the runtime log %s: %s; this process runs unrecorded\n",
@@ -451,7 +569,15 @@ bool openLog() {
   ssize_t n = readlink("/proc/self/exe", h.exe, sizeof h.exe - 1);
   if (n < 0) h.exe[0] = 0;
   iovec v{&h, sizeof h};
-  writeAll(&v, 1);
+  if (!writeAll(&v, 1)) {
+    fprintf(stderr, "streamlint: cannot write the runtime log %s: %s; this process runs unrecorded\n",
+            g_path, strerror(errno));
+    close(g_fd);
+    g_fd = -1;
+    unlink(g_path);
+    return false;
+  }
+  g_fileBytes = sizeof h;
   return true;
 }
 
@@ -463,7 +589,7 @@ void atforkChild() {
   g_ringBytesHeld.store(0);
   g_fileLock.store(false);
   new (g_startMutex) std::mutex;
-  if (g_fd >= 0) close(g_fd);
+  if (isLogFile(g_fd)) close(g_fd);
   g_fd = -1;
   g_writerRunning = false;
   g_lastModuleAdds = -1;
@@ -497,6 +623,16 @@ void onThreadExit(void* p) {
 
 void atExit() { flushAndClose(); }
 
+// The trailer counts what a failed write cost, but a full disk may not take the trailer either:
+// the process says it on stderr too, once, at exit.
+void sayWhatWasNotWritten() {
+  if (!g_writeErrno) return;
+  fprintf(stderr, "streamlint: %s: %s%s; %llu CUDA call records (%llu bytes) after it were not written\n", g_path,
+          g_writeErrno == EBADF ? "the program closed the log's descriptor" : "writing the log failed: ",
+          g_writeErrno == EBADF ? "" : strerror(g_writeErrno), (unsigned long long)g_unwritten.records,
+          (unsigned long long)g_unwritten.bytes);
+}
+
 }  // namespace
 
 bool recordingEnabled() { return g_state.load(std::memory_order_relaxed) != State::Off; }
@@ -526,6 +662,8 @@ void ensureStarted() {
   }
   calibrateLocked();  // the first (tsc, mono) pair, before any hook stamps a record
   g_state.store(State::On, std::memory_order_release);
+  installFatalSignalHandlers();
+  checkpointAtPythonExitOnce();
   ++t_depth;  // the writer thread is ours: pthread_create's wrapper (ThreadStarts.cpp) passes it through
   startWriter();
   --t_depth;
@@ -627,7 +765,8 @@ void flushAndClose() {
     writeTrailerLocked();
     unlockFile();
   }
-  close(g_fd);
+  sayWhatWasNotWritten();
+  if (isLogFile(g_fd)) close(g_fd);  // a number the program took is the program's
   g_fd = -1;
 }
 
@@ -649,7 +788,6 @@ __attribute__((constructor(101))) void recorderInit() {
   if (const char* off = getenv("SL_DISABLE"); off && *off == '1') g_state.store(State::Off);
   pthread_key_create(&g_exitKey, onThreadExit);
   pthread_atfork(nullptr, nullptr, atforkChild);
-  installSignalHandlers();
   atexit(atExit);
 }
 __attribute__((destructor)) void recorderFini() { flushAndClose(); }

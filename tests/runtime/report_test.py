@@ -193,9 +193,35 @@ def static_sarif():
         check("bad.sarif" in p.stderr, p.stderr)
         p = report(rule_log("SL903", "bad"), "--static", tmp, ok=(2,))
         check("not a file" in p.stderr, f"a directory as --static: {p.stderr}")
+        # Nested a million levels deep (a copy of it overflowed the stack): an input error.
+        deep = os.path.join(tmp, "deep.sarif")
+        open(deep, "w").write('{"runs": [{"results": [{"ruleId": "SL401", "properties": {"x": '
+                              + "[" * 1000000 + "]" * 1000000 + '}, "locations": []}]}]}')
+        p = report(rule_log("SL903", "bad"), "--static", deep, ok=(2,))
+        check("deep.sarif" in p.stderr and "nested more than" in p.stderr, f"deep SARIF: {p.stderr}")
         p = report(rule_log("SL903", "bad"), "--format", "sarif")
         doc = json.loads(p.stdout)
         check("processes" in doc["runs"][0]["properties"], "SARIF run properties carry the overlap")
+
+
+def output_failures():
+    """The report that did not arrive is an error (exit 2, said on stderr), not 0 or 1: stdout on
+    a full device, -o into a missing directory. `-o FILE` (docs/ranks.md) writes what stdout would."""
+    log = rule_log("SL903", "bad")
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([A.streamlint, "report", log], stdout=full, stderr=subprocess.PIPE, text=True)
+    check(p.returncode == 2 and "cannot write the report to stdout" in p.stderr, f"/dev/full: {p.returncode} {p.stderr}")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "ranks.sarif")
+        want = report(log, "--format", "sarif")
+        p = report(log, "--format", "sarif", "-o", out)
+        check(p.returncode == want.returncode and p.stdout == "", f"-o: {p.returncode} {p.stdout[:200]}")
+        got, expected = json.loads(open(out).read()), json.loads(want.stdout)
+        for doc in (got, expected):  # the command line differs by the -o
+            doc["runs"][0].get("invocations", [{}])[0].pop("commandLine", None)
+        check(got == expected, "-o FILE holds another report than stdout")
+        p = report(log, "-o", os.path.join(tmp, "no", "such", "r.txt"), ok=(2,))
+        check("cannot write the report" in p.stderr, p.stderr)
 
 
 def html_and_trace():
@@ -290,7 +316,7 @@ def dataloader_threads():
 
 
 SCENARIOS = {f.__name__: f for f in (seed_overlap, fixed_overlap, small_chunk, timing_experiment,
-                                     cuda_example, libtorch_example, static_sarif, html_and_trace,
+                                     cuda_example, libtorch_example, static_sarif, output_failures, html_and_trace,
                                      sampled_overlap, setup_and_per_step, side_streams_one_line,
                                      autograd_thread_lines, dataloader_threads)}
 

@@ -270,13 +270,171 @@ def sigterm(tmp):
         check("cudaStreamSynchronize" in q.stdout and "cudaDeviceSynchronize" in q.stdout, q.stdout)
 
 
+def python_sigint(tmp):
+    """Ctrl-C in a recorded Python program is Python's: signal.getsignal(SIGINT) is
+    default_int_handler, `except KeyboardInterrupt` saves its checkpoint and the exit code, output
+    and file are the same as without the recorder. Uncaught, Python dies of SIGINT as before and
+    the log still ends with its trailer (flushed from Py_FinalizeEx)."""
+    src = os.path.join(HERE, "programs", "keyboard_interrupt.py")
+    results = []
+    for name, prefix in (("plain", []), ("recorded", [A.streamlint, "run", "--out", os.path.join(tmp, "logs"), "--"])):
+        ckpt = os.path.join(tmp, f"{name}.ckpt")
+        p = run(prefix + [sys.executable, src, A.cudart, ckpt, "self"], ok=None)
+        results.append((p.returncode, p.stdout, open(ckpt).read() if os.path.exists(ckpt) else None))
+    check(results[0] == results[1], f"without vs with the recorder: {results[0]} vs {results[1]}")
+    check(results[0][0] == 0 and "default_int_handler" in results[0][1], f"{results[0]}")
+    logs = logs_in(os.path.join(tmp, "logs"))
+    check(len(logs) == 1, f"{logs}")
+    q = report(logs[0], "--min-blocking-us", "0")
+    check("no trailer" not in q.stderr and "cudaStreamSynchronize" in q.stdout, f"{q.stdout}\n{q.stderr}")
+    # Uncaught: 130 both ways (Python re-raises SIGINT after finalizing), and a complete log.
+    d = os.path.join(tmp, "uncaught")
+    plain = run([sys.executable, src, A.cudart, os.path.join(tmp, "u.ckpt"), "uncaught"], ok=None)
+    rec = run([A.streamlint, "run", "--out", d, "--", sys.executable, src, A.cudart, os.path.join(tmp, "u.ckpt"),
+               "uncaught"], ok=None)
+    check(plain.returncode == -signal.SIGINT and rec.returncode == 128 + signal.SIGINT,
+          f"uncaught: {plain.returncode} vs {rec.returncode}\n{rec.stderr}")
+    q = report(logs_in(d)[0], "--min-blocking-us", "0")
+    check("no trailer" not in q.stderr and "cudaDeviceSynchronize" in q.stdout, f"uncaught: {q.stderr}")
+
+
+def forkserver_pool(tmp):
+    """multiprocessing's forkserver workers restore the signal handlers Python reported; with no
+    CUDA call at all the recorder changes none, so the Pool finishes with the same output."""
+    cmd = [sys.executable, os.path.join(HERE, "programs", "forkserver_pool.py")]
+    outs = []
+    for prefix in ([], [A.streamlint, "run", "--out", tmp, "--"]):
+        p = subprocess.Popen(prefix + cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+        try:
+            out, err = p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)  # the forkserver and its workers too
+            out, err = p.communicate()
+            raise Fail(f"{prefix + cmd} did not finish:\n{err[-2000:]}")
+        outs.append((p.returncode, out))
+    check(outs[0] == outs[1] and outs[0][0] == 0, f"without vs with the recorder: {outs}")
+
+
+def close_fds(tmp):
+    """A program that closes every descriptor it did not open and opens its output file (which
+    gets the number the log had) keeps its output byte for byte; the recorder, finding its
+    descriptor gone, reopens the same log and records the calls after."""
+    prog = os.path.join(A.bindir, "sl_close_fds")
+    for mode in ("low", "all"):
+        d = os.path.join(tmp, mode)
+        out = os.path.join(tmp, f"{mode}.txt")
+        p = sl_run(d, [prog, out, mode])
+        check(open(out, "rb").read() == b"first line\nsecond line\n", f"{mode}: the output file was written into: "
+              f"{open(out, 'rb').read()[:200]!r}\n{p.stderr}")
+        findings, q = report_json(d, "--min-blocking-us", "0")
+        check("no trailer" not in q.stderr and "damaged" not in q.stderr, f"{mode}: {q.stderr}")
+        got = sorted((f["properties"]["api"], f["properties"]["calls"]) for f in findings)
+        check(got == [("cudaDeviceSynchronize", 1), ("cudaStreamSynchronize", 50)], f"{mode}: {got}")
+
+
+def run_forwards_signals(tmp):
+    """SIGINT or SIGTERM sent to `streamlint run` itself (a supervisor's kill) reaches the program:
+    Python's KeyboardInterrupt saves its checkpoint and exits 0; a SIGTERM kills it as it would."""
+    import time
+    src = os.path.join(HERE, "programs", "keyboard_interrupt.py")
+    for sig, want in ((signal.SIGINT, 0), (signal.SIGTERM, 128 + signal.SIGTERM)):
+        ckpt = os.path.join(tmp, f"{int(sig)}.ckpt")
+        p = subprocess.Popen([A.streamlint, "run", "--out", os.path.join(tmp, str(int(sig))), "--", sys.executable,
+                              src, A.cudart, ckpt, "wait"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        while True:
+            line = p.stdout.readline()
+            if not line:
+                raise Fail(f"{sig}: the program ended before it was ready: {p.communicate()}")
+            if line.strip() == "ready":
+                break
+        os.kill(p.pid, sig)
+        try:
+            out, err = p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            raise Fail(f"{sig} to `streamlint run` did not reach the program")
+        check(p.returncode == want, f"{sig}: exit {p.returncode}, want {want}\n{out}\n{err}")
+        if sig == signal.SIGINT:
+            check(open(ckpt).read() == "step 7\n" and "checkpoint saved" in out, f"{out}\n{err}")
+
+
+def run_settings(tmp):
+    """`run` refuses what the recorder could not follow before it starts the program (exit 2),
+    and says 126 for a command that is there but cannot be run, as shells do."""
+    marker = os.path.join(tmp, "started")
+    for bad in ("0.5", "abc", "-1", "1e3"):
+        p = run([A.streamlint, "run", "--out", tmp, "--", "touch", marker], env={"SL_MAX_LOG_MB": bad}, ok=(2,))
+        check("SL_MAX_LOG_MB" in p.stderr and not os.path.exists(marker), f"SL_MAX_LOG_MB={bad!r}: {p.stderr}")
+    # Preloaded without `run`, the recorder says so and records nothing rather than drop the cap.
+    d = os.path.join(tmp, "direct")
+    p = run([os.path.join(A.bindir, "sl_sync_helper")], env={"LD_PRELOAD": A.lib, "SL_OUT_DIR": d, "SL_MAX_LOG_MB": "abc"})
+    check("SL_MAX_LOG_MB" in p.stderr and (not os.path.isdir(d) or logs_in(d) == []), p.stderr)
+    text = os.path.join(tmp, "notes.txt")
+    open(text, "w").write("not a program\n")
+    p = run([A.streamlint, "run", "--out", tmp, "--", text], ok=(126,))
+    check("cannot run" in p.stderr and text in p.stderr, p.stderr)
+    run([A.streamlint, "run", "--out", tmp, "--", os.path.join(tmp, "missing")], ok=(127,))
+    # A long --out works where it is (it was cut at 1,023 bytes into another directory); one
+    # longer than the recorder's path can hold is refused.
+    long_dir = os.path.join(tmp, *(["d" * 200] * 6))
+    sl_run(long_dir, [os.path.join(A.bindir, "sl_sync_helper")])
+    check(len(logs_in(long_dir)) == 1, f"no log in the {len(long_dir)}-byte --out")
+    too_long = os.path.join(tmp, *(["e" * 200] * 20))
+    p = sl_run(too_long, ["touch", marker], ok=(2,))
+    check("too long" in p.stderr and not os.path.exists(marker), p.stderr)
+
+
+def log_write_fails(tmp):
+    """A write the file system refuses (here the file size limit, as a full disk would) is
+    counted: the recorder says how many records were not written, the log is cut back to whole
+    chunks (readable, not damaged) and its trailer, `run` and `report` say what it lost."""
+    prog = os.path.join(A.bindir, "sl_threads_stress")
+    total = int(re.search(r"calls=(\d+)", run([prog]).stdout).group(1))
+    p = run(["bash", "-c", f"ulimit -f 256; trap '' XFSZ; exec {A.streamlint} run --out {tmp} -- {prog}"])
+    check(re.search(r"writing the log failed: File too large; \d+ CUDA call records \(\d+ bytes\)", p.stderr), p.stderr)
+    [log] = logs_in(tmp)
+    check(os.path.getsize(log) <= 256 * 1024, f"{os.path.getsize(log)} bytes")
+    q = report(tmp)
+    check("damaged" not in q.stderr, f"a partial chunk was left: {q.stderr}")
+    if "no trailer" not in q.stderr:  # the trailer fits in what the cut-back chunk freed
+        check("writing the log failed (File too large)" in p.stderr, f"run did not say it: {p.stderr}")
+        check("writing the log failed (File too large)" in q.stderr, f"report did not say it: {q.stderr}")
+        calls = int(re.search(r"(\d+) CUDA calls", q.stderr).group(1))
+        dropped = int(re.search(r"(\d+) records dropped", q.stderr).group(1))
+        check(calls + dropped == total, f"{calls} + {dropped} != {total}\n{q.stderr}")
+
+
+def log_never_overwrites(tmp):
+    """The log's name is predictable (<host>-<pid>.slog): a symlink planted there, or an earlier
+    run's log of the same pid (containers reuse pids), is left as it was and the log is written
+    beside it as <host>-<pid>.1.slog."""
+    prog = os.path.join(A.bindir, "sl_sync_helper")
+    victim = os.path.join(tmp, "victim.txt")
+    for name, plant in (("link", f"ln -s {victim} \"$d/$h-$$.slog\""), ("old", "echo old log > \"$d/$h-$$.slog\"")):
+        d = os.path.join(tmp, name)
+        os.mkdir(d)
+        open(victim, "w").write("precious\n")
+        # exec keeps bash's pid: the program's log path is known before it starts.
+        p = run(["bash", "-c", f'd={d}; h=$(hostname | cut -c1-63); {plant}; exec {prog}'],
+                env={"LD_PRELOAD": A.lib, "SL_OUT_DIR": d})
+        check(open(victim, "rb").read() == b"precious\n", f"{name}: the file at the log's path was overwritten")
+        planted = [f for f in os.listdir(d) if not f.endswith(".1.slog")]
+        logs = [f for f in os.listdir(d) if f.endswith(".1.slog")]
+        check(len(planted) == 1 and len(logs) == 1, f"{name}: {os.listdir(d)}\n{p.stderr}")
+        if name == "old":
+            check(open(os.path.join(d, planted[0]), "rb").read() == b"old log\n", "the earlier log was overwritten")
+        q = report(os.path.join(d, logs[0]), "--min-blocking-us", "0")
+        check("no trailer" not in q.stderr and "cudaDeviceSynchronize" in q.stdout, q.stderr)
+
+
 def threads(tmp):
     prog = os.path.join(A.bindir, "sl_threads_stress")
     p = run([prog], env={"LD_PRELOAD": A.lib, "SL_OUT_DIR": tmp, "SL_MAX_MB": "16"})
     total = int(re.search(r"calls=(\d+)", p.stdout).group(1))
     q = report(tmp)
     calls = int(re.search(r"(\d+) CUDA calls", q.stderr).group(1))
-    m = re.search(r"(\d+) records dropped \(ring full, memory cap or log size cap\), (\d+) threads unrecorded", q.stderr)
+    m = re.search(r"(\d+) records dropped \(ring full, memory cap, log size cap or a failed write\), (\d+) threads unrecorded", q.stderr)
     dropped = int(m.group(1)) if m else 0
     check(calls + dropped == total, f"{calls} recorded + {dropped} dropped != {total} calls\n{q.stderr}")
     check(calls > 0, "nothing recorded")
@@ -565,7 +723,8 @@ def gpu_injection(tmp):
 
 
 SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, generated_code, thread_start, sarif, exit_codes, damaged_logs, fork_child, run_killed,
-                                     sigterm, python_fork, threads, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, stub_sites, stale_frames, fixture_timing,
+                                     sigterm, python_sigint, forkserver_pool, close_fds, run_forwards_signals,
+                                     run_settings, log_write_fails, log_never_overwrites, python_fork, threads, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, stub_sites, stale_frames, fixture_timing,
                                      fixture_driver_level, fixture_profiler, fixture_injection, gpu_timing, gpu_profiler,
                                      gpu_sampled, gpu_native_sites, gpu_graph_capture, gpu_injection,
                                      gpu_libtorch_sites]}

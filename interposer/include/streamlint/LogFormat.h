@@ -260,7 +260,18 @@ struct TrailerRecord {
   uint64_t activityDropped;// CUPTI records CUPTI itself reported dropped
   uint32_t cuptiState;     // CuptiState
   uint32_t gpuTiming;      // GpuTiming
+  // Fields added with the write-failure accounting (issue 33); a reader takes a shorter trailer
+  // (older recorders) with these as 0. Records and bytes the log could not take: `capped*` past
+  // SL_MAX_LOG_MB, `unwritten*` after a write failed (writeErrno: the first failure's errno, e.g.
+  // ENOSPC; EBADF when the program closed the log's descriptor and it could not be reopened).
+  uint64_t cappedBytes;
+  uint64_t cappedRecords;     // CUDA call records (also counted in `dropped`)
+  uint64_t unwrittenRecords;  // CUDA call records (also counted in `dropped`)
+  uint64_t unwrittenBytes;
+  uint32_t unwrittenChunks;
+  uint32_t writeErrno;
 };
+inline constexpr size_t kTrailerV1Bytes = offsetof(TrailerRecord, cappedBytes);
 
 // How CUPTI was run. Sampled: on in windows (WindowRecord) so that its per-kernel cost is paid
 // a few percent of the time; calls outside the windows have no GPU records.
