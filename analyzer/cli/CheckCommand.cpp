@@ -88,7 +88,7 @@ static int applyFixes(const Args& args, const CheckCli& cli, const CheckResult& 
     ++written;
   }
   if (!cli.quiet)
-    std::fprintf(stderr, "streamlint: fixed %zu findings in %zu files%s\n", plan.fixes - skipped, written,
+    std::fprintf(stderr, "streamlint: fixed %zu findings in %zu files%s\n", plan.fixes > skipped ? plan.fixes - skipped : 0, written,
                  skipped ? " (overlapping fixes left for a second --fix)" : "");
   Args again;
   for (const auto& a : args)

@@ -33,8 +33,9 @@ constexpr std::string_view kTag =
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by streamlint.\n"
     "# For information about cache directory tags see https://bford.info/cachedir/\n";
-// What caches written before the tag existed put in their .gitignore: such a directory is ours too.
-constexpr std::string_view kLegacyGitignore = "# Automatically created by streamlint.\n*\n";
+// The .gitignore the cache writes (`*`: never in `git status`); a directory holding exactly this
+// and no tag was made by a cache written before the tag existed: it is ours too.
+constexpr std::string_view kGitignore = "# Automatically created by streamlint.\n*\n";
 // A temporary file this old was left by a killed run (a store takes milliseconds).
 constexpr auto kStaleTemp = std::chrono::hours(1);
 // Entries are JSON that this cache wrote; nesting deeper than this is damage (and the output
@@ -164,7 +165,7 @@ bool ownedByCache(const fs::path& dir) {
   std::string text;
   if (readAll((dir / kTagName).string(), text)) return text.starts_with(kTag.substr(0, kTag.find('\n')));
   text.clear();
-  return readAll((dir / ".gitignore").string(), text) && text == kLegacyGitignore;
+  return readAll((dir / ".gitignore").string(), text) && text == kGitignore;
 }
 
 // An entry's file name: 32 hex digits and ".json", as store() names them.
@@ -183,8 +184,9 @@ bool isTempName(const std::string& name) {
 
 // Makes `dir` as the cache's own (tagged, and hidden from git), or accepts it when it is one
 // already. Any other existing directory (`--cache-dir .`, a committed `.streamlint_cache`
-// symlink into the tree) is not the cache's to write in: `why` says so.
-bool claim(const fs::path& dir, std::string& why) {
+// symlink into the tree) is not the cache's to write in: `why` says so. `failed`: a write failed
+// (a full disk), not a directory that is not ours.
+bool claim(const fs::path& dir, std::string& why, bool& failed) {
   std::error_code ec;
   struct stat st{};
   if (::lstat(dir.c_str(), &st) == 0) {
@@ -199,11 +201,17 @@ bool claim(const fs::path& dir, std::string& why) {
   }
   std::string err;
   // Like ruff's cache: never shows up in `git status`.
-  if (!writeFileAtomically((dir / ".gitignore").string(), "# Automatically created by streamlint.\n*\n", err) ||
-      !writeFileAtomically((dir / kTagName).string(), kTag, err)) {
-    why = "not caching in " + dir.string() + ": " + err;
-    return false;
-  }
+  for (const auto& [name, text] : {std::pair<std::string, std::string_view>{".gitignore", kGitignore},
+                                   {kTagName, kTag}})
+    if (!writeFileAtomically((dir / name).string(), text, err)) {
+      why = "cannot write " + (dir / name).string() + ": " + err;
+      failed = true;
+      // Not left untagged (a later run would take it for someone else's): the directory it made
+      // goes, unless something else is in it by now.
+      fs::remove(dir / ".gitignore", ec);
+      fs::remove(dir, ec);
+      return false;
+    }
   return true;
 }
 
@@ -302,7 +310,8 @@ std::optional<CheckResult> ResultCache::load(const std::string& key) const {
 ResultCache::Stored ResultCache::store(const std::string& key, const CheckResult& res) const {
   if (key.empty()) return {};
   std::string why;
-  if (!claim(dir_, why)) return {why, false};
+  bool failed = false;
+  if (!claim(dir_, why, failed)) return {why, failed};
   std::error_code ec;
   const fs::path results = fs::path(dir_) / "results";
   fs::create_directories(results, ec);

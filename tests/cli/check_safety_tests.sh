@@ -94,6 +94,10 @@ p=$tmp/proj && mkdir -p "$p/results"
 cp examples/python/seed/*.py "$p/"
 for i in $(seq 20); do printf '{"run": %s}\n' "$i" >"$p/results/run$i.json"; done
 sleep 1  # past the second the inputs were written in: a racily clean tree is not cached
+# A cache that cannot be written (a full disk) is reported, naming the file, and the run exits 2.
+limited cache-full-disk 2 0 "$SL" check --cache-dir "$tmp/fullcache" "$p"
+expect_in cache-full-disk-msg "$tmp/err" "cannot write $tmp/fullcache/.gitignore: cannot write: File too large"
+
 (cd "$p" && "$SL" check --cache-dir . --format json . >"$tmp/out" 2>"$tmp/err")
 expect_in cache-dot-note "$tmp/err" "not caching in .: it exists and was not made by streamlint"
 if [ "$(ls "$p/results" | wc -l)" = 20 ] && [ ! -e "$p/.gitignore" ]; then passed=$((passed + 1)); else
