@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <chrono>
 #include <ctime>
 #include <cstdio>
@@ -112,22 +113,29 @@ nlohmann::json toJson(const Finding& f) {
           {"m", f.message}, {"n", notes}, {"x", f.properties}, {"f", fixes}};
 }
 
+// A whole number from 0 to `max` read back, else damage: get<uint32_t>() of 4.4e119 (or of -1) is
+// undefined behaviour, not an exception (the fuzzer found it).
+uint64_t whole(const nlohmann::json& j, uint64_t max) {
+  if (!j.is_number_unsigned() || j.get<uint64_t>() > max) throw std::runtime_error("not a count");
+  return j.get<uint64_t>();
+}
+uint32_t u32(const nlohmann::json& j) { return uint32_t(whole(j, UINT32_MAX)); }
+
 Finding fromJson(const nlohmann::json& j) {
   Finding f;
   f.ruleId = j.at("r").get<std::string>();
-  f.severity = Severity(j.at("s").get<int>());
+  f.severity = Severity(whole(j.at("s"), uint64_t(Severity::Error)));
   f.path = j.at("p").get<std::string>();
-  f.loc = {j.at("l").get<uint32_t>(), j.at("c").get<uint32_t>()};
+  f.loc = {u32(j.at("l")), u32(j.at("c"))};
   f.message = j.at("m").get<std::string>();
   for (const auto& n : j.at("n"))
-    f.notes.push_back({n.at(0).get<std::string>(), {n.at(1).get<uint32_t>(), n.at(2).get<uint32_t>()},
+    f.notes.push_back({n.at(0).get<std::string>(), {u32(n.at(1)), u32(n.at(2))},
                        n.at(3).get<std::string>()});
   f.properties = j.at("x");
   for (const auto& fx : j.at("f")) {
     Fix fix{fx.at(0).get<std::string>(), {}};
     for (const auto& e : fx.at(1))
-      fix.edits.push_back({{e.at(0).get<uint32_t>(), e.at(1).get<uint32_t>()},
-                           {e.at(2).get<uint32_t>(), e.at(3).get<uint32_t>()}, e.at(4).get<std::string>()});
+      fix.edits.push_back({{u32(e.at(0)), u32(e.at(1))}, {u32(e.at(2)), u32(e.at(3))}, e.at(4).get<std::string>()});
     f.fixes.push_back(std::move(fix));
   }
   return f;
@@ -297,9 +305,9 @@ std::optional<CheckResult> ResultCache::load(const std::string& key) const {
     r.findings = listFrom(j.at("findings"));
     r.diagnostics = listFrom(j.at("diagnostics"));
     r.hiddenDeliberate = listFrom(j.at("hidden"));
-    r.files = j.at("files").get<size_t>();
-    r.bytes = j.at("bytes").get<size_t>();
-    r.hiddenUnsure = j.at("unsure").get<size_t>();
+    r.files = whole(j.at("files"), SIZE_MAX);
+    r.bytes = whole(j.at("bytes"), SIZE_MAX);
+    r.hiddenUnsure = whole(j.at("unsure"), SIZE_MAX);
     r.fixBasis = j.at("fixBasis").get<std::map<std::string, std::string>>();
     return r;
   } catch (const std::exception&) {
