@@ -41,7 +41,7 @@ wheel: configure
 # which `make test` replays. Needs clang-19 and its libFuzzer (Debian: libclang-rt-19-dev).
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= python slog sarif config baseline compiledb
+FUZZ_TARGETS ?= python slog sarif config baseline compiledb cache fixes
 fuzz: setup
 	@[ -e /usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a ] || \
 	  { echo "make fuzz: installing libclang-rt-19-dev (clang-19's libFuzzer)"; \

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -51,4 +52,16 @@ TEST(FileWalk, SymlinkLoopsAndMissingPathsAreErrorsNotHangs) {
   ASSERT_EQ(r.errors.size(), 2u);
   EXPECT_NE(r.errors[0].find("symlink loop"), std::string::npos);
   EXPECT_NE(r.errors[1].find("No such file"), std::string::npos);
+}
+
+// A file named twice (or named and under a named directory) is an input once: it was analysed
+// twice, every finding doubled and `--fix` inserted its lines twice.
+TEST(FileWalk, EachFileOnceHoweverItIsNamed) {
+  TempTree t;
+  t.file("a.py");
+  t.file("k.cu", "");
+  const std::string a = (t.root / "a.py").string(), dotted = (t.root / "." / "a.py").string();
+  auto r = sl::walkInputs({a, a, dotted, t.root.string(), (t.root / "k.cu").string()});
+  EXPECT_EQ(r.python, std::vector<std::string>{a});
+  EXPECT_EQ(r.cpp.size(), 1u);
 }

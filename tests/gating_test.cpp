@@ -94,6 +94,33 @@ TEST(GitDiff, ParsesZeroContextHunks) {
   EXPECT_TRUE(c.contains((t.dir / "new.py").string(), 40));
 }
 
+// git C-quotes names with special characters and ends one with a space with a TAB: such files
+// were silently dropped from --diff (3 findings in a full run, 1 with --diff HEAD, exit 0).
+TEST(GitDiff, ReadsQuotedAndTabEndedNames) {
+  EXPECT_EQ(sl::unquoteGitPath("b/plain.py"), "b/plain.py");
+  EXPECT_EQ(sl::unquoteGitPath("b/with space.py\t"), "b/with space.py");
+  EXPECT_EQ(sl::unquoteGitPath("\"b/caf\\303\\251.py\""), "b/caf\xc3\xa9.py");
+  EXPECT_EQ(sl::unquoteGitPath("\"b/a\\tb\\\"c\\\\d.py\""), "b/a\tb\"c\\d.py");
+  TempDir t("gating_quoted");
+  sl::ChangedLines c;
+  c.parseDiff("--- \"a/caf\\303\\251.py\"\n+++ \"b/caf\\303\\251.py\"\n@@ -1 +1 @@\n-a\n+b\n"
+              "--- a/with space.py\t\n+++ b/with space.py\t\n@@ -2 +2 @@\n-a\n+++ not a header\n",
+              t.dir.string());
+  EXPECT_TRUE(c.contains((t.dir / "caf\xc3\xa9.py").string(), 1));
+  EXPECT_TRUE(c.contains((t.dir / "with space.py").string(), 2));
+  EXPECT_EQ(c.changedFiles().size(), 2u);
+}
+
+// A REV that starts with `-` would be an option to git (`--diff --output=FILE` overwrote FILE).
+TEST(GitDiff, RefusesARevThatLooksLikeAnOption) {
+  TempDir t("gating_rev");
+  sl::ChangedLines c;
+  std::string err;
+  EXPECT_FALSE(c.load("--output=" + (t.dir / "clobbered").string(), t.dir.string(), err));
+  EXPECT_NE(err.find("cannot start with '-'"), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(t.dir / "clobbered"));
+}
+
 TEST(Suppressions, MarkersListCodesUntilProse) {
   auto m = sl::markersIn("x.item()  # noqa: SL301, E501 because the loop is cold");
   ASSERT_EQ(m.size(), 1u);

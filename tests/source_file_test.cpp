@@ -3,8 +3,8 @@
 #include "TempDir.h"
 #include "core/SourceFile.h"
 
-// load() maps files with bytes and reads or converts the rest; every kind must give the same
-// text and lines, and the mapping must outlive copies and moves of the SourceFile.
+// load() reads every file into memory and converts what needs it; every kind must give the same
+// text and lines, and the text must outlive copies and moves of the SourceFile.
 TEST(SourceFile, LoadsMappedEmptyCrAndDeclaredEncodings) {
   TempDir t("srcfile");
   std::string err;
@@ -13,7 +13,7 @@ TEST(SourceFile, LoadsMappedEmptyCrAndDeclaredEncodings) {
   EXPECT_EQ(plain->text(), "x = 1\ny = 2\n");
   EXPECT_EQ(plain->lineCount(), 2u);
   EXPECT_EQ(plain->line(2), "y = 2");
-  std::optional<sl::SourceFile> copy = plain;  // shares the mapping
+  std::optional<sl::SourceFile> copy = plain;  // shares the text
   plain.reset();
   EXPECT_EQ(copy->line(1), "x = 1");
 
@@ -38,4 +38,18 @@ TEST(SourceFile, LoadsMappedEmptyCrAndDeclaredEncodings) {
   EXPECT_FALSE(sl::SourceFile::load((t.dir / "missing.py").string(), err));
   EXPECT_FALSE(sl::SourceFile::load(t.dir.string(), err));
   EXPECT_EQ(err, "not a regular file");
+}
+
+// Sources are read into memory, not mapped: a file truncated by another process while a check
+// holds it (an editor saving, a `git checkout`) once killed the run with SIGBUS on access.
+TEST(SourceFile, ATruncatedFileCannotCrashAReader) {
+  TempDir t("srcfile_trunc");
+  const std::string path = t.write("big.py", std::string(3 * 4096, 'x') + "\n");
+  std::string err;
+  auto file = sl::SourceFile::load(path, err);
+  ASSERT_TRUE(file) << err;
+  std::filesystem::resize_file(path, 0);
+  size_t xs = 0;
+  for (char c : file->text()) xs += c == 'x';
+  EXPECT_EQ(xs, 3 * 4096u);
 }

@@ -1,5 +1,6 @@
 // `streamlint check`: run the analysis, narrow the findings for gating (baseline, diff), write
 // them. Options are parsed in CheckOptions.cpp.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,14 +10,17 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 
 #include "cli/CheckOptions.h"
 #include "config/Config.h"
+#include "core/AtomicWrite.h"
+#include "core/TextEdits.h"
 #include "core/PhaseTimes.h"
 #include "driver/Baseline.h"
 #include "driver/FileWalk.h"
-#include "driver/Fixes.h"
+#include "driver/FixApply.h"
 #include "driver/GitDiff.h"
 #include "driver/ResultCache.h"
 #include "rules/Rule.h"
@@ -27,6 +31,21 @@ namespace {
 int fail(const std::string& msg) {
   std::fprintf(stderr, "streamlint check: error: %s\n", msg.c_str());
   return 2;
+}
+
+// -o FILE: a file is replaced atomically; a device or pipe (-o /dev/stdout) is written as it is.
+bool writeOutputFile(const std::string& path, std::string_view bytes, std::string& err) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(bytes.data(), std::streamsize(bytes.size()));
+    if (out.flush()) return true;
+    err = path + ": " + std::strerror(errno ? errno : EIO);
+    return false;
+  }
+  if (writeFileAtomically(path, bytes, err)) return true;
+  err = path + ": " + err;
+  return false;
 }
 
 }  // namespace
@@ -41,28 +60,41 @@ static bool fatal(const CheckResult& res) {
 }
 
 // --fix: write the fixes (or, with --diff-only, print them), then check again: fixed findings
-// are gone and the others' lines may have moved.
-static int applyFixes(const Args& args, const CheckCli& cli, const std::vector<Finding>& findings, bool inputFailed) {
-  FixRun plan = planFixes(findings);
+// are gone and the others' lines may have moved. A file that changed since it was analysed, or
+// cannot be written back as it was stored, is left alone with a warning and the run exits 2; a
+// failed write stops the run (exit 2) with the file as it was.
+static int applyFixes(const Args& args, const CheckCli& cli, const CheckResult& res, const std::vector<Finding>& findings,
+                      bool inputFailed) {
+  FixRun plan = planFixes(findings, res.fixBasis, cli.check.paths);
+  auto warn = [](const std::string& why) { std::fprintf(stderr, "streamlint check: warning: %s\n", why.c_str()); };
+  for (const auto& why : plan.refused) warn(why);
+  const bool refused = !plan.refused.empty();
   if (cli.fixDiffOnly) {
     for (const auto& [path, ff] : plan.files) std::cout << unifiedDiff(path, ff.before, ff.edits);
     if (!cli.quiet)
       std::fprintf(stderr, "streamlint: %zu fixes in %zu files, not applied (--diff-only)\n", plan.fixes, plan.files.size());
-    return inputFailed ? 2 : plan.fixes ? 1 : 0;
+    return inputFailed || refused ? 2 : plan.fixes ? 1 : 0;
   }
-  size_t skipped = 0;
+  size_t skipped = 0, written = 0;
+  bool unwritable = false;
   for (const auto& [path, ff] : plan.files) {
-    std::ofstream outFile(path, std::ios::binary | std::ios::trunc);  // keeps the file's mode
-    outFile << applyEdits(ff.before, ff.edits, &skipped);
-    if (!outFile) return fail("cannot write the fixes to " + path);
+    std::string bytes, err;
+    if (!fixedBytes(ff, bytes, skipped, err)) {
+      warn(path + ": " + err);
+      unwritable = true;
+      continue;
+    }
+    if (!writeFileAtomically(path, bytes, err)) return fail("cannot write the fixes to " + path + ": " + err);
+    ++written;
   }
   if (!cli.quiet)
-    std::fprintf(stderr, "streamlint: fixed %zu findings in %zu files%s\n", plan.fixes - skipped, plan.files.size(),
+    std::fprintf(stderr, "streamlint: fixed %zu findings in %zu files%s\n", plan.fixes > skipped ? plan.fixes - skipped : 0, written,
                  skipped ? " (overlapping fixes left for a second --fix)" : "");
   Args again;
   for (const auto& a : args)
     if (a != "--fix") again.push_back(a);
-  return checkMain(again);
+  const int rc = checkMain(again);
+  return refused || unwritable ? 2 : rc;
 }
 
 int checkMain(const Args& args) {
@@ -110,7 +142,15 @@ int checkMain(const Args& args) {
   phaseDone("release");
   bool configFailed = std::any_of(res.diagnostics.begin(), res.diagnostics.end(),
                                   [](const Finding& d) { return d.ruleId == "config-error"; });
-  if (!cached && !configFailed) cache.store(key, res);
+  // A cache entry that could not be written is reported, and the run exits 2 once its findings
+  // are out (they are right; the disk is not).
+  bool cacheFailed = false;
+  if (!cached && !configFailed) {
+    auto stored = cache.store(key, res);
+    cacheFailed = stored.failed;
+    if (stored.failed) fail(stored.note);
+    else if (!stored.note.empty() && !cli.quiet) std::fprintf(stderr, "streamlint: note: %s\n", stored.note.c_str());
+  }
   if (opts.dumpModel) std::fputs(res.modelDump.c_str(), stdout);
   // Input problems go to stderr in every format, and into SARIF's notifications and
   // lintrunner's messages too.
@@ -147,7 +187,7 @@ int checkMain(const Args& args) {
     if (!writeBaseline(cli.writeBaseline, res.findings, err)) return fail(err);
     if (!cli.quiet)
       std::fprintf(stderr, "streamlint: wrote %zu findings to %s\n", res.findings.size(), cli.writeBaseline.c_str());
-    return fatal(res) ? 2 : 0;
+    return fatal(res) || cacheFailed ? 2 : 0;
   }
   std::vector<Finding> findings = std::move(res.findings);
   // The baseline sees every finding (occurrence counts must match the run that wrote it);
@@ -174,21 +214,19 @@ int checkMain(const Args& args) {
     narrow(res.hiddenDeliberate);
   }
   out.hidden = std::move(res.hiddenDeliberate);
-  if (cli.fix) return applyFixes(args, cli, findings, fatal(res));
+  if (cli.fix) return applyFixes(args, cli, res, findings, fatal(res) || cacheFailed);
 
-  std::ofstream file;
-  if (!cli.outputFile.empty()) {
-    file.open(cli.outputFile);
-    if (!file) return fail("cannot write " + cli.outputFile);
-  }
+  // -o FILE: the whole output, then one atomic write (a full disk leaves the old file, not a part).
+  std::ostringstream file;
   std::ostream& os = cli.outputFile.empty() ? std::cout : file;
   if (cli.statistics) writeStatistics(os, findings, out);
   else writeFindings(os, findings, out);
-  // A full disk or a closed pipe must not look like success with the findings lost.
   phaseDone("output");
-  if (!os.flush())
-    return fail("cannot write the findings to " + (cli.outputFile.empty() ? std::string("standard output") : cli.outputFile) +
-                ": " + std::strerror(errno ? errno : EIO));
+  if (!cli.outputFile.empty()) {
+    if (!writeOutputFile(cli.outputFile, file.view(), err)) return fail("cannot write the findings to " + err);
+  } else if (!os.flush()) {  // a full disk or a closed pipe must not look like success with the findings lost
+    return fail(std::string("cannot write the findings to standard output: ") + std::strerror(errno ? errno : EIO));
+  }
   // After an input error "no findings" would read as a clean run: the errors said enough.
   if (!cli.quiet && out.format == Format::Text && findings.empty() && res.diagnostics.empty())
     std::fprintf(stderr, "streamlint: %zu files analysed, no findings%s\n", res.files,
@@ -198,7 +236,7 @@ int checkMain(const Args& args) {
                  res.hiddenUnsure);
   // lintrunner reads a non-zero exit as a broken linter; its messages carry the errors.
   if (out.format == Format::Lintrunner) return 0;
-  if (fatal(res)) return 2;
+  if (fatal(res) || cacheFailed) return 2;
   return findings.empty() || cli.exitZero ? 0 : 1;
 }
 

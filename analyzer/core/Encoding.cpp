@@ -25,8 +25,9 @@ static std::string iconvName(std::string name) {
   return name;
 }
 
-std::optional<std::string> toUtf8(const std::string& text, const std::string& encoding) {
-  iconv_t cd = iconv_open("UTF-8", iconvName(encoding).c_str());
+// `text` from encoding `from` to `to`, all or nothing.
+static std::optional<std::string> convert(const std::string& text, const std::string& from, const std::string& to) {
+  iconv_t cd = iconv_open(to.c_str(), from.c_str());
   if (cd == iconv_t(-1)) return std::nullopt;
   std::string out(text.size() * 4 + 16, '\0');
   char* in = const_cast<char*>(text.data());
@@ -37,6 +38,14 @@ std::optional<std::string> toUtf8(const std::string& text, const std::string& en
   if (r == size_t(-1)) return std::nullopt;
   out.resize(out.size() - outLeft);
   return out;
+}
+
+std::optional<std::string> toUtf8(const std::string& text, const std::string& encoding) {
+  return convert(text, iconvName(encoding), "UTF-8");
+}
+
+std::optional<std::string> fromUtf8(const std::string& text, const std::string& encoding) {
+  return convert(text, "UTF-8", iconvName(encoding));
 }
 
 }  // namespace sl

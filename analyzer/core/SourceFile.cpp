@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <cstring>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,36 +17,18 @@ namespace {
 // Old Mac line endings (a lone CR) end lines for Python and Clang: they are made LF so that
 // every consumer (tree-sitter counts LFs) agrees on line numbers. Same length: columns are kept.
 // (find is memchr: a byte loop here was ~1.5 % of a check.)
-bool hasLoneCr(std::string_view t) {
-  for (size_t i = t.find('\r'); i != std::string_view::npos; i = t.find('\r', i + 1))
-    if (i + 1 == t.size() || t[i + 1] != '\n') return true;
-  return false;
-}
-
 void loneCrToLf(std::string& t) {
   for (size_t i = t.find('\r'); i != std::string::npos; i = t.find('\r', i + 1))
     if (i + 1 == t.size() || t[i + 1] != '\n') t[i] = '\n';
-}
-
-// A read-only private mapping of a whole file, unmapped with its last owner.
-std::shared_ptr<const void> mapFile(int fd, size_t size) {
-  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-  if (p == MAP_FAILED) return nullptr;
-  return std::shared_ptr<const void>(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
 }
 
 }  // namespace
 
 SourceFile::SourceFile(std::string path, std::string text) : path_(std::move(path)) {
   loneCrToLf(text);
-  auto owned = std::make_shared<std::string>(std::move(text));
+  auto owned = std::make_shared<const std::string>(std::move(text));
   text_ = *owned;
   storage_ = std::move(owned);
-  indexLines();
-}
-
-SourceFile::SourceFile(std::string path, std::shared_ptr<const void> storage, std::string_view text)
-    : path_(std::move(path)), storage_(std::move(storage)), text_(text) {
   indexLines();
 }
 
@@ -87,69 +68,76 @@ size_t firstInvalidUtf8(std::string_view s) {
   return std::string_view::npos;
 }
 
-std::optional<SourceFile> SourceFile::load(const std::string& path, std::string& error,
-                                           size_t maxBytes) {
-  struct stat st{};
-  if (::stat(path.c_str(), &st) != 0) {
-    error = std::strerror(errno);
-    return std::nullopt;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    error = "not a regular file";
-    return std::nullopt;
-  }
-  if (size_t(st.st_size) > maxBytes) {
-    error = "file is " + std::to_string(st.st_size >> 20) + " MiB, over the " +
-            std::to_string(maxBytes >> 20) + " MiB limit; skipped";
-    return std::nullopt;
-  }
-  // The bytes: mapped when the file has any (an empty file cannot be mapped), read otherwise.
-  // A file truncated by another process while mapped would fault on access: the run is short
-  // and sources are not rewritten under a linter, as Clang assumes for the files it maps.
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+std::optional<std::string> readSourceBytes(const std::string& path, std::string& error, size_t maxBytes) {
+  // O_NONBLOCK: a FIFO named as an input must not hang the run (it is refused below).
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     error = std::strerror(errno ? errno : EACCES);
     return std::nullopt;
   }
-  std::shared_ptr<const void> mapping = st.st_size > 0 ? mapFile(fd, size_t(st.st_size)) : nullptr;
-  std::string read;
-  if (!mapping && st.st_size > 0) {  // a file system that cannot map: read it
-    read.resize(size_t(st.st_size));
-    size_t got = 0;
-    while (got < read.size()) {
-      ssize_t n = ::read(fd, read.data() + got, read.size() - got);
-      if (n == 0) break;  // shorter than it was a moment ago
-      if (n > 0) {
-        got += size_t(n);
-      } else if (errno != EINTR) {
-        error = std::strerror(errno);
-        ::close(fd);
-        return std::nullopt;
-      }
+  struct stat st{};
+  const bool statted = ::fstat(fd, &st) == 0;
+  if (!statted || !S_ISREG(st.st_mode)) {
+    error = statted ? "not a regular file" : std::strerror(errno);
+    ::close(fd);
+    return std::nullopt;
+  }
+  auto tooBig = [&](size_t size) {
+    error = "file is " + std::to_string(size >> 20) + " MiB, over the " + std::to_string(maxBytes >> 20) +
+            " MiB limit; skipped";
+    ::close(fd);
+    return std::nullopt;
+  };
+  if (size_t(st.st_size) > maxBytes) return tooBig(size_t(st.st_size));
+  // Read to the end whatever the size said: the file may shrink or grow meanwhile.
+  std::string bytes;
+  bytes.resize(size_t(st.st_size) + 1);
+  size_t got = 0;
+  for (;;) {
+    if (got == bytes.size()) {
+      if (bytes.size() > maxBytes) return tooBig(bytes.size());
+      bytes.resize(bytes.size() * 2);
     }
-    read.resize(got);
+    ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+    if (n == 0) break;
+    if (n > 0) {
+      got += size_t(n);
+    } else if (errno != EINTR) {
+      error = std::strerror(errno);
+      ::close(fd);
+      return std::nullopt;
+    }
   }
   ::close(fd);
-  const std::string_view text = mapping ? std::string_view(static_cast<const char*>(mapping.get()), size_t(st.st_size))
-                                        : std::string_view(read);
-  if (text.find('\0') != std::string_view::npos) {
+  if (got > maxBytes) return tooBig(got);
+  bytes.resize(got);
+  return bytes;
+}
+
+std::optional<DecodedSource> decodeSource(std::string bytes, std::string& error) {
+  if (bytes.find('\0') != std::string::npos) {
     error = "binary file (contains NUL bytes); skipped";
     return std::nullopt;
   }
-  if (size_t bad = firstInvalidUtf8(text); bad != std::string_view::npos) {
-    // A Python file may declare another encoding (PEP 263): convert it instead of refusing.
-    const std::string copy(text);
-    std::string enc = declaredEncoding(copy);
-    if (!enc.empty()) {
-      if (auto utf8 = toUtf8(copy, enc)) return SourceFile(path, std::move(*utf8));
-      error = "cannot decode as its declared encoding '" + enc + "'; skipped";
-      return std::nullopt;
-    }
+  size_t bad = firstInvalidUtf8(bytes);
+  if (bad == std::string::npos) return DecodedSource{std::move(bytes), ""};
+  // A Python file may declare another encoding (PEP 263): convert it instead of refusing.
+  std::string enc = declaredEncoding(bytes);
+  if (enc.empty()) {
     error = "not valid UTF-8 (first bad byte at offset " + std::to_string(bad) + "); skipped";
     return std::nullopt;
   }
-  if (!mapping || hasLoneCr(text)) return SourceFile(path, std::string(text));  // owned (and CRs fixed)
-  return SourceFile(path, std::move(mapping), text);
+  if (auto utf8 = toUtf8(bytes, enc)) return DecodedSource{std::move(*utf8), enc};
+  error = "cannot decode as its declared encoding '" + enc + "'; skipped";
+  return std::nullopt;
+}
+
+std::optional<SourceFile> SourceFile::load(const std::string& path, std::string& error, size_t maxBytes) {
+  auto bytes = readSourceBytes(path, error, maxBytes);
+  if (!bytes) return std::nullopt;
+  auto decoded = decodeSource(std::move(*bytes), error);
+  if (!decoded) return std::nullopt;
+  return SourceFile(path, std::move(decoded->utf8));
 }
 
 }  // namespace sl

@@ -34,19 +34,32 @@ class SourceFile {
   static constexpr size_t kDefaultMaxBytes = 16u << 20;
 
  private:
-  SourceFile(std::string path, std::shared_ptr<const void> storage, std::string_view text);
   void indexLines();
 
   std::string path_;
-  // What holds text_'s bytes: a std::string of its own, or a read-only mapping of the file
-  // (load: no copy, and the pages come from the page cache in one call instead of one
-  // fault each; on a VM a fresh page cost ~15 us, and a check's texts were a third of them).
-  std::shared_ptr<const void> storage_;
+  // What holds text_'s bytes, shared by copies (views of the text outlive moves). Always a copy
+  // read into memory, never a mapping of the file: a mapped file truncated by another process
+  // (an editor saving, a `git checkout`) while a check runs kills it with SIGBUS.
+  std::shared_ptr<const std::string> storage_;
   std::string_view text_;
   std::vector<uint32_t> lineStarts_;
 };
 
 // Returns the byte offset of the first invalid UTF-8 sequence, or npos when valid.
 size_t firstInvalidUtf8(std::string_view s);
+
+// The whole of a regular file, read (not mapped) up to `maxBytes`; nullopt with `error` set to
+// the reason otherwise. SourceFile::load and `--fix` (which re-reads what it rewrites) share it.
+std::optional<std::string> readSourceBytes(const std::string& path, std::string& error,
+                                           size_t maxBytes = SourceFile::kDefaultMaxBytes);
+
+// A source file's bytes as the UTF-8 text the frontends see, before lone CRs become LFs: the
+// bytes themselves when valid UTF-8, else decoded from a declared encoding (PEP 263), which
+// `encoding` names so that a rewrite can encode its result back.
+struct DecodedSource {
+  std::string utf8;
+  std::string encoding;  // "" = the bytes were UTF-8 already
+};
+std::optional<DecodedSource> decodeSource(std::string bytes, std::string& error);
 
 }  // namespace sl

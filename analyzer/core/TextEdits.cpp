@@ -8,14 +8,17 @@ namespace {
 
 // Byte offset of a 1-based (line, column) in `text`; npos when it lies outside.
 size_t offsetOf(const std::string& text, Loc loc) {
+  if (loc.line == 0 || loc.col == 0) return std::string::npos;  // 1-based: 0 is no place (a damaged entry)
   size_t off = 0;
   for (uint32_t l = 1; l < loc.line; ++l) {
     off = text.find('\n', off);
     if (off == std::string::npos) return std::string::npos;
     ++off;
   }
-  off += loc.col ? loc.col - 1 : 0;
-  return off <= text.size() ? off : std::string::npos;
+  const size_t lineEnd = std::min(text.find('\n', off), text.size());
+  // No further than just past the line's newline (a column past it is a damaged position).
+  if (loc.col - 1 > lineEnd - off + 1 || off + loc.col - 1 > text.size()) return std::string::npos;
+  return off + loc.col - 1;
 }
 
 std::vector<std::string> splitLines(const std::string& text) {
@@ -32,9 +35,16 @@ std::vector<std::string> splitLines(const std::string& text) {
 
 bool before(const Edit& a, const Edit& b) { return a.start < b.start || (a.start == b.start && a.end < b.end); }
 
+// Whether `e` can be applied to `text`: both ends inside it, in order.
+bool applicable(const std::string& text, const Edit& e) {
+  size_t b = offsetOf(text, e.start), en = offsetOf(text, e.end);
+  return b != std::string::npos && en != std::string::npos && b <= en;
+}
+
 }  // namespace
 
-std::string applyEdits(const std::string& text, std::vector<Edit> edits, size_t* skipped) {
+std::string applyEdits(const std::string& text, std::vector<Edit> edits, size_t* skipped, const std::string* bytes) {
+  const std::string& from = bytes && bytes->size() == text.size() ? *bytes : text;
   std::stable_sort(edits.begin(), edits.end(), before);
   std::string out;
   size_t pos = 0;
@@ -44,11 +54,11 @@ std::string applyEdits(const std::string& text, std::vector<Edit> edits, size_t*
       if (skipped) ++*skipped;  // overlaps an earlier edit, or out of range: left for a re-run
       continue;
     }
-    out.append(text, pos, b - pos);
+    out.append(from, pos, b - pos);
     out += e.text;
     pos = en;
   }
-  out.append(text, pos, std::string::npos);
+  out.append(from, pos, std::string::npos);
   return out;
 }
 
@@ -63,8 +73,12 @@ std::vector<std::string> editedBlock(const std::vector<std::string>& lines, uint
 }
 
 std::string unifiedDiff(const std::string& path, const std::string& text, const std::vector<Edit>& editsIn) {
-  if (editsIn.empty()) return "";
-  std::vector<Edit> edits = editsIn;
+  // Edits that cannot apply (a damaged cache entry's line 0, a line past the end) show nothing,
+  // as applyEdits drops them.
+  std::vector<Edit> edits;
+  for (const auto& e : editsIn)
+    if (applicable(text, e)) edits.push_back(e);
+  if (edits.empty()) return "";
   std::stable_sort(edits.begin(), edits.end(), before);
   const std::vector<std::string> lines = splitLines(text);
   const uint32_t n = uint32_t(lines.size());

@@ -8,9 +8,12 @@
 
 namespace sl {
 
-// `text` with `edits` applied (non-overlapping; overlapping ones after the first are dropped and
-// counted in `skipped`).
-std::string applyEdits(const std::string& text, std::vector<Edit> edits, size_t* skipped = nullptr);
+// `text` with `edits` applied (non-overlapping; overlapping ones after the first, and ones
+// outside the text, are dropped and counted in `skipped`). Positions are found in `text`; the
+// unchanged spans are copied from `bytes` when given (as long as `text`: the file as stored, where
+// `text` had its lone CRs made LFs, so that `--fix` keeps them).
+std::string applyEdits(const std::string& text, std::vector<Edit> edits, size_t* skipped = nullptr,
+                       const std::string* bytes = nullptr);
 
 // `--fix --diff-only`: the unified diff (3 lines of context) that applying `edits` to `text`
 // (the file `path`) makes; "" when there are none.

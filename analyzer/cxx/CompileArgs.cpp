@@ -96,6 +96,14 @@ std::string runAndRead(const std::string& cmd) {
   return out;
 }
 
+// Asks the user's python3 something, from `/` and isolated (-I: neither the current directory
+// nor PYTHON* variables on sys.path): `streamlint check .` on a repository holding a
+// `sysconfig.py` or an `importlib/` once ran that code. `noSite` adds -S (no site-packages, no
+// .pth files) for questions the standard library answers alone.
+std::string probePython(const std::string& code, bool noSite) {
+  return runAndRead(std::string("cd / && python3 -I ") + (noSite ? "-S " : "") + "-c \"" + code + "\" 2>/dev/null");
+}
+
 bool isDir(const fs::path& p) {
   std::error_code ec;
   return fs::is_directory(p, ec);
@@ -275,9 +283,10 @@ std::vector<std::string> installedTorchDirs(const std::vector<std::string>& pref
   std::vector<std::string> out;
   if (askPython) {
     // find_spec locates the package without importing it (importing torch takes seconds).
-    std::string t = runAndRead(
-        "python3 -c \"import importlib.util as u; s=u.find_spec('torch'); "
-        "print(s.submodule_search_locations[0] if s else '')\" 2>/dev/null");
+    // Site-packages is where torch lives: no -S here.
+    std::string t = probePython(
+        "import importlib.util as u; s=u.find_spec('torch'); print(s.submodule_search_locations[0] if s else '')",
+        false);
     if (!t.empty()) out.push_back(t);
   }
   for (const auto& prefix : prefixes) {
@@ -330,8 +339,7 @@ std::vector<std::string> findLibtorchIncludes(const std::string& requested,
 }
 
 std::string findPythonInclude() {
-  std::string inc = runAndRead(
-      "python3 -c \"import sysconfig; print(sysconfig.get_paths()['include'])\" 2>/dev/null");
+  std::string inc = probePython("import sysconfig; print(sysconfig.get_paths()['include'])", true);
   if (!inc.empty() && fs::exists(fs::path(inc) / "Python.h")) return inc;
   std::error_code ec;
   std::vector<fs::path> found;

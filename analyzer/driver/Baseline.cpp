@@ -4,6 +4,7 @@
 #include <fstream>
 #include <map>
 
+#include "core/AtomicWrite.h"
 #include "output/Fingerprint.h"
 
 namespace sl {
@@ -26,10 +27,14 @@ bool writeBaseline(const std::string& file, const std::vector<Finding>& findings
                        {"path", fp.relative(f.path)},
                        {"line", f.loc.line},
                        {"message", f.message}});
-  std::ofstream out(file);
-  out << nlohmann::json{{"tool", "streamlint"}, {"version", 1}, {"findings", entries}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-  if (!out) error = file + ": cannot write baseline";
-  return bool(out);
+  const std::string text =
+      nlohmann::json{{"tool", "streamlint"}, {"version", 1}, {"findings", entries}}.dump(
+          2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  // Atomic: a full disk leaves the old baseline (or none), never an empty or half one.
+  std::string why;
+  if (writeFileAtomically(file, text, why)) return true;
+  error = file + ": cannot write baseline: " + why;
+  return false;
 }
 
 bool applyBaseline(const std::string& file, std::vector<Finding> findings, BaselineResult& out,

@@ -25,6 +25,7 @@
 #include "core/Executable.h"
 #include "core/PhaseTimes.h"
 #include "driver/DeepStack.h"
+#include "driver/FixApply.h"
 #include "driver/Fixes.h"
 #include "driver/Suppressions.h"
 #include "model/ModelDump.h"
@@ -131,6 +132,15 @@ size_t judge(const model::Module& m, const SourceFile* file, const std::vector<A
   return hidden;
 }
 
+// Records the text of `file` as the basis of the fixes among `findings` (from index `from` on).
+void noteFixBasis(const std::vector<Finding>& findings, size_t from, const SourceFile& file, CheckResult& res) {
+  for (size_t i = from; i < findings.size(); ++i)
+    if (!findings[i].fixes.empty()) {
+      res.fixBasis[file.path()] = textDigest(file.text());
+      return;
+    }
+}
+
 // The Clang frontend lives in a plugin so the main binary needs no LLVM at run time.
 cxx::AnalyzeFn loadCxxPlugin(std::string& error) {
   std::string path = executableDir() + "/../lib/" + cxx::kPluginFile;
@@ -231,8 +241,10 @@ void checkCpp(const CheckOptions& opts, const std::vector<std::string>& files,
     if (!cfg || cfg->excluded(m.path)) continue;
     std::string e;
     auto file = SourceFile::load(m.path, e);
+    const size_t before = res.findings.size();
     res.hiddenUnsure += judge(m, file ? &*file : nullptr, rules, *cfg, opts, roots.deliberateReason(canonical, cfg->dir),
                               res.findings, res.hiddenDeliberate);
+    if (file) noteFixBasis(res.findings, before, *file, res);
     if (opts.dumpModel) res.modelDump += "# " + m.path + "\n" + model::dump(m);
   }
 }
@@ -509,6 +521,7 @@ CheckResult runCheck(const CheckOptions& opts) {
   });  // (modules stay alive until the end: other modules' summaries point at their events)
   phaseDone("judge");
   for (auto& s : slots) {
+    if (s.file) noteFixBasis(s.findings, 0, *s.file, res);
     for (auto& f : s.findings) res.findings.push_back(std::move(f));
     for (auto& d : s.diagnostics) res.diagnostics.push_back(std::move(d));
     for (auto& h : s.deliberate) res.hiddenDeliberate.push_back(std::move(h));

@@ -2,6 +2,7 @@
 // parallel, run the selected rules, apply configuration and inline suppressions. Shared by the
 // CLI and the rule-example tests.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,9 @@ struct CheckResult {
   size_t bytes = 0;
   size_t hiddenUnsure = 0;           // findings below the minimum confidence, not shown
   std::string modelDump;             // when dumpModel
+  // Each file with a fixable finding -> textDigest of the text its fixes were computed from:
+  // `--fix` edits a file only while it still holds that text (driver/FixApply.h).
+  std::map<std::string, std::string> fixBasis;
 };
 
 // Config errors (TOML syntax, unknown keys) stop the check before any analysis: the result

@@ -8,6 +8,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <unordered_set>
+
+#include "core/CanonicalPaths.h"
 
 namespace sl {
 namespace fs = std::filesystem;
@@ -123,6 +126,15 @@ InputLang classifyPath(const std::string& p) {
   return InputLang::Other;
 }
 
+// Each file once, where it first came (`check t.py t.py`, or `dir dir/t.py`: analysed twice, every
+// finding was doubled and --fix inserted its lines twice). Same file = same canonical path.
+void dropRepeats(std::vector<std::string>& files, CanonicalPaths& canonical, std::unordered_set<std::string>& seen) {
+  std::vector<std::string> kept;
+  for (auto& f : files)
+    if (seen.insert(canonical.file(f)).second) kept.push_back(std::move(f));
+  files = std::move(kept);
+}
+
 WalkResult walkInputs(const std::vector<std::string>& paths) {
   WalkResult out;
   for (std::string p : paths) {
@@ -146,6 +158,10 @@ WalkResult walkInputs(const std::vector<std::string>& paths) {
       add(p, out);
     }
   }
+  CanonicalPaths canonical;
+  std::unordered_set<std::string> seen;
+  dropRepeats(out.python, canonical, seen);
+  dropRepeats(out.cpp, canonical, seen);
   return out;
 }
 

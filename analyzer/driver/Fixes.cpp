@@ -83,22 +83,4 @@ void attachFix(Finding& f, const SourceFile& file) {
   else if (f.ruleId == "SL501") fixTimerSync(f, file);
 }
 
-FixRun planFixes(const std::vector<Finding>& findings) {
-  FixRun run;
-  for (const auto& f : findings) {
-    if (f.fixes.empty()) continue;
-    auto it = run.files.find(f.path);
-    if (it == run.files.end()) {
-      std::string err;
-      auto file = SourceFile::load(f.path, err);
-      if (!file) continue;
-      it = run.files.emplace(f.path, FileFixes{std::string(file->text()), {}}).first;
-    }
-    const Fix& fix = f.fixes.front();
-    it->second.edits.insert(it->second.edits.end(), fix.edits.begin(), fix.edits.end());
-    ++run.fixes;
-  }
-  return run;
-}
-
 }  // namespace sl

@@ -6,10 +6,9 @@
 //          (`torch.cuda.synchronize()`; C++: `cudaDeviceSynchronize();` or
 //          `torch::cuda::synchronize();`), only where that line is a plain statement start.
 // A fix is offered only where it is safe by construction; otherwise the finding has none.
+// Writing them (checked against the file as it is now) is driver/FixApply.h.
 #pragma once
-#include <map>
 #include <string>
-#include <vector>
 
 #include "core/Finding.h"
 #include "core/TextEdits.h"
@@ -18,16 +17,5 @@ namespace sl {
 
 // Adds `f.fixes` when the rule has a mechanical fix at that place of `file`.
 void attachFix(Finding& f, const SourceFile& file);
-
-struct FileFixes {
-  std::string before;       // the file's text now
-  std::vector<Edit> edits;  // every fix's edits, in order
-};
-struct FixRun {
-  std::map<std::string, FileFixes> files;
-  size_t fixes = 0;  // findings with a fix
-};
-// Gathers the fixes of `findings` per file (files are read again: the text the user has now).
-FixRun planFixes(const std::vector<Finding>& findings);
 
 }  // namespace sl

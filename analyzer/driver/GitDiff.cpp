@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <sstream>
@@ -58,14 +59,62 @@ std::string canonical(const std::string& p) {
   return fs::weakly_canonical(fs::absolute(p, ec), ec).string();
 }
 
+// Whether this git takes `--end-of-options` (2.24 and later): after it, a REV that starts with
+// `-` is a revision, never an option.
+bool hasEndOfOptions() {
+  std::string out, err;
+  if (!run({"git", "version"}, out, err)) return false;
+  unsigned major = 0, minor = 0;
+  if (std::sscanf(out.c_str(), "git version %u.%u", &major, &minor) != 2) return false;
+  return major > 2 || (major == 2 && minor >= 24);
+}
+
 }  // namespace
+
+std::string unquoteGitPath(const std::string& field) {
+  if (field.empty() || field[0] != '"') {
+    // Unquoted: git ends a name that has a space with a TAB (for patch tools).
+    return field.ends_with('\t') ? field.substr(0, field.size() - 1) : field;
+  }
+  std::string out;
+  for (size_t i = 1; i < field.size(); ++i) {
+    char c = field[i];
+    if (c == '"') return out;
+    if (c != '\\' || i + 1 == field.size()) {
+      out += c;
+      continue;
+    }
+    char e = field[++i];
+    if (e >= '0' && e <= '7') {  // \ooo: one byte, as octal (non-ASCII names come as their UTF-8 bytes)
+      unsigned v = 0;
+      for (int k = 0; k < 3 && i < field.size() && field[i] >= '0' && field[i] <= '7'; ++k, ++i) v = v * 8 + unsigned(field[i] - '0');
+      --i;
+      out += char(v & 0xff);
+      continue;
+    }
+    switch (e) {
+      case 'a': out += '\a'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case 'v': out += '\v'; break;
+      default: out += e;  // \" and \\ (and anything else: the character itself)
+    }
+  }
+  return out;
+}
 
 void ChangedLines::parseDiff(const std::string& diff, const std::string& top) {
   std::istringstream in(diff);
-  std::string line, file;
-  while (std::getline(in, line)) {
-    if (line.rfind("+++ ", 0) == 0) {
-      file = line.rfind("+++ b/", 0) == 0 ? canonical(top + "/" + line.substr(6)) : "";  // /dev/null: deleted
+  std::string line, file, previous;
+  for (; std::getline(in, line); previous = line) {
+    // A header only after "--- ": an added line "++ x" also reads "+++ x".
+    if (line.rfind("+++ ", 0) == 0 && previous.rfind("--- ", 0) == 0) {
+      // "+++ b/NAME", or C-quoted ("+++ \"b/caf\\303\\251.py\"") when NAME has special characters.
+      const std::string name = unquoteGitPath(line.substr(4));
+      file = name.rfind("b/", 0) == 0 ? canonical(top + "/" + name.substr(2)) : "";  // /dev/null: deleted
     } else if (line.rfind("@@ ", 0) == 0 && !file.empty()) {
       // "@@ -a[,b] +c[,d] @@": d new lines from line c; d = 0 is a pure deletion.
       size_t plus = line.find(" +");
@@ -79,6 +128,11 @@ void ChangedLines::parseDiff(const std::string& diff, const std::string& top) {
 }
 
 bool ChangedLines::load(const std::string& rev, const std::string& where, std::string& error) {
+  // Never an option, whatever this git is: `--diff --output=FILE` once overwrote FILE.
+  if (rev.empty() || rev[0] == '-') {
+    error = "--diff takes a revision, not '" + rev + "' (a REV cannot start with '-')";
+    return false;
+  }
   std::string top, err;
   std::error_code ec;
   std::string dir = fs::is_directory(where, ec) ? where : fs::path(where).parent_path().string();
@@ -91,9 +145,11 @@ bool ChangedLines::load(const std::string& rev, const std::string& where, std::s
   std::string diff;
   // Explicit prefixes and no external diff tools: the output must be the plain format parsed here
   // whatever the user's git config says.
-  if (!run({"git", "-C", top, "diff", "-U0", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/",
-            rev, "--"},
-           diff, err)) {
+  std::vector<std::string> argv = {"git", "-C", top, "diff", "-U0", "--no-color", "--no-ext-diff",
+                                   "--src-prefix=a/", "--dst-prefix=b/"};
+  if (hasEndOfOptions()) argv.push_back("--end-of-options");
+  argv.insert(argv.end(), {rev, "--"});
+  if (!run(argv, diff, err)) {
     error = "git diff " + rev + " failed: " + err;
     return false;
   }

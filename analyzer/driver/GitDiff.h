@@ -9,6 +9,10 @@
 
 namespace sl {
 
+// A file name as `git diff` prints it after "+++ ": C-quoted ("\"b/caf\\303\\251.py\"") when it has
+// special characters, else as it is (with the TAB git adds after a name that has a space).
+std::string unquoteGitPath(const std::string& field);
+
 class ChangedLines {
  public:
   // Asks git, in the repository holding `where` (a file or directory: the first input, so

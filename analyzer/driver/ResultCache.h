@@ -9,7 +9,12 @@
 // `pyproject.toml` (content or absence) and whether it holds `.git` (deliberate-code roots).
 // Python analysis is project-wide, so one key covers the whole run: any changed file means a
 // full analysis. Runs with C/C++ inputs are not cached (their headers are not tracked), nor are
-// --dump-model runs. Entries are JSON files under DIR/results/, the newest 16 kept.
+// --dump-model runs, nor runs where an input changed in the current second or later (its
+// identity cannot tell a same-size edit later in that second on a file system with 1-second
+// timestamps: git's "racily clean" case; the next run caches it). Entries are JSON files under
+// DIR/results/, the newest 16 kept. DIR is the cache's own: made by it and tagged with a
+// CACHEDIR.TAG (and a .gitignore of `*`); an existing directory without the tag is never written
+// in, and only files named as entries or their temporary files are ever removed.
 #pragma once
 #include <optional>
 #include <string>
@@ -27,8 +32,13 @@ class ResultCache {
   // The key of this run, or "" when the run cannot be cached.
   static std::string keyFor(const CheckOptions& opts);
   std::optional<CheckResult> load(const std::string& key) const;
-  // Best effort: a cache that cannot be written only costs the next run its speed.
-  void store(const std::string& key, const CheckResult& res) const;
+  // Stores `res` under `key`. A directory that is not the cache's only costs the next run its
+  // speed (`note` says why); a failed write (a full disk) is `failed` too: the run exits 2.
+  struct Stored {
+    std::string note;  // "" = stored, or nothing to store
+    bool failed = false;
+  };
+  Stored store(const std::string& key, const CheckResult& res) const;
 
  private:
   std::string dir_;

@@ -4,6 +4,10 @@ add_test(NAME cli.tests COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/run_cli_tests.sh
 # What a pull-request gate uses: CI formats, statistics, unused suppressions, config, baseline, diff.
 add_test(NAME cli.gating COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/gating_tests.sh $<TARGET_FILE:streamlint>
          WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+# Issue 33: --fix, the cache, -o, baselines and --diff never lose or leak a user's data.
+add_test(NAME cli.check_safety COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/check_safety_tests.sh $<TARGET_FILE:streamlint>
+         WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+set_tests_properties(cli.check_safety PROPERTIES TIMEOUT 300)
 # `check --diff` on Python analyses only what the change can affect, with a full run's findings.
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
 add_test(NAME cli.diff_scope COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/diff_scope_test.py
