@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 struct TempDir {
@@ -19,3 +20,11 @@ struct TempDir {
     return (dir / rel).string();
   }
 };
+
+// A whole file's bytes ("" when it cannot be read).
+inline std::string readWhole(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}

@@ -13,12 +13,6 @@
 namespace fs = std::filesystem;
 
 namespace {
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 size_t tempFilesIn(const fs::path& dir) {
   size_t n = 0;
   for (const auto& e : fs::directory_iterator(dir))
@@ -33,14 +27,14 @@ TEST(AtomicWrite, ReplacesTheFileAndKeepsItsMode) {
   ::chmod(f.c_str(), 0751);
   std::string err;
   ASSERT_TRUE(sl::writeFileAtomically(f, "new text\r\n", err)) << err;
-  EXPECT_EQ(slurp(f), "new text\r\n");
+  EXPECT_EQ(readWhole(f), "new text\r\n");
   struct stat st{};
   ::stat(f.c_str(), &st);
   EXPECT_EQ(st.st_mode & 07777, 0751u);
   EXPECT_EQ(tempFilesIn(t.dir), 0u);
   // A new file is created.
   ASSERT_TRUE(sl::writeFileAtomically((t.dir / "b.json").string(), "{}", err)) << err;
-  EXPECT_EQ(slurp(t.dir / "b.json"), "{}");
+  EXPECT_EQ(readWhole(t.dir / "b.json"), "{}");
 }
 
 TEST(AtomicWrite, WritesThroughASymlinkAndKeepsTheLink) {
@@ -50,7 +44,7 @@ TEST(AtomicWrite, WritesThroughASymlinkAndKeepsTheLink) {
   std::string err;
   ASSERT_TRUE(sl::writeFileAtomically((t.dir / "link.py").string(), "new\n", err)) << err;
   EXPECT_TRUE(fs::is_symlink(t.dir / "link.py"));
-  EXPECT_EQ(slurp(real), "new\n");
+  EXPECT_EQ(readWhole(real), "new\n");
 }
 
 // A full disk (here: a file-size limit, which fails write() with EFBIG the same way ENOSPC
@@ -70,7 +64,7 @@ TEST(AtomicWrite, AFailedWriteLeavesTheOldFile) {
   std::signal(SIGXFSZ, oldHandler);
   EXPECT_FALSE(ok);
   EXPECT_NE(err.find("cannot write"), std::string::npos) << err;
-  EXPECT_EQ(slurp(f), "def keep():\n    pass\n");
+  EXPECT_EQ(readWhole(f), "def keep():\n    pass\n");
   EXPECT_EQ(tempFilesIn(t.dir), 0u);
 }
 

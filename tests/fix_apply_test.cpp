@@ -13,11 +13,11 @@
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+// The bytes --fix writes for `ff`, or "<refused: why>" when it cannot write them.
+std::string fixedText(const sl::FileFixes& ff) {
+  std::string bytes, err;
+  size_t skipped = 0;
+  return sl::fixedBytes(ff, bytes, skipped, err) ? bytes : "<refused: " + err + ">";
 }
 
 // An SL103-style fix on line `line`: `.default_stream(` at column `col` becomes `.current_stream(`.
@@ -50,10 +50,7 @@ TEST(FixApply, AFileChangedSinceTheAnalysisIsRefused) {
   t.write("a.py", "import torch\nx.wait_stream(torch.cuda.default_stream())\n");  // as analysed again
   run = sl::planFixes({replacing(f, 2, 25)}, basis, {t.dir.string()});
   ASSERT_EQ(run.files.size(), 1u);
-  std::string bytes, err;
-  size_t skipped = 0;
-  ASSERT_TRUE(sl::fixedBytes(run.files.at(f), bytes, skipped, err)) << err;
-  EXPECT_EQ(bytes, "import torch\nx.wait_stream(torch.cuda.current_stream())\n");
+  EXPECT_EQ(fixedText(run.files.at(f)), "import torch\nx.wait_stream(torch.cuda.current_stream())\n");
 }
 
 // One finding reported twice (a path named twice) inserts its line once.
@@ -64,10 +61,7 @@ TEST(FixApply, TheSameEditTwiceIsMadeOnce) {
   ins.fixes.push_back({"sync", {{{2, 1}, {2, 1}, "torch.cuda.synchronize()\n"}}});
   sl::FixRun run = sl::planFixes({ins, ins}, {{f, digestOf(f)}}, {t.dir.string()});
   ASSERT_EQ(run.files.size(), 1u);
-  std::string bytes, err;
-  size_t skipped = 0;
-  ASSERT_TRUE(sl::fixedBytes(run.files.at(f), bytes, skipped, err)) << err;
-  EXPECT_EQ(bytes, "x = 1\ntorch.cuda.synchronize()\ny = 2\n");
+  EXPECT_EQ(fixedText(run.files.at(f)), "x = 1\ntorch.cuda.synchronize()\ny = 2\n");
 }
 
 // A declared encoding is written back; a character it has no byte for refuses the fix (the
@@ -78,13 +72,11 @@ TEST(FixApply, KeepsTheDeclaredEncodingOrRefuses) {
   sl::FixRun run = sl::planFixes({replacing(f, 3, 2)}, {{f, digestOf(f)}}, {t.dir.string()});
   ASSERT_EQ(run.files.size(), 1u) << (run.refused.empty() ? "" : run.refused[0]);
   sl::FileFixes ff = run.files.at(f);
-  std::string bytes, err;
-  size_t skipped = 0;
-  ASSERT_TRUE(sl::fixedBytes(ff, bytes, skipped, err)) << err;
-  EXPECT_EQ(bytes, "# -*- coding: latin-1 -*-\ns = '\xe9t\xe9'\nx.current_stream()\n");
+  EXPECT_EQ(fixedText(ff), "# -*- coding: latin-1 -*-\ns = '\xe9t\xe9'\nx.current_stream()\n");
   ff.edits[0].text = ".current_stream(\xe2\x82\xac";  // a euro sign: not in latin-1
-  EXPECT_FALSE(sl::fixedBytes(ff, bytes, skipped, err));
-  EXPECT_NE(err.find("latin-1"), std::string::npos) << err;
+  const std::string refused = fixedText(ff);
+  EXPECT_TRUE(refused.starts_with("<refused: ")) << refused;
+  EXPECT_NE(refused.find("latin-1"), std::string::npos) << refused;
 }
 
 // Inserted lines end as the file's lines do; lone CRs stay CRs; nothing goes before a BOM.
@@ -100,10 +92,7 @@ TEST(FixApply, KeepsLineEndingsAndTheBom) {
     ins.fixes.push_back({"sync", {{{line, 1}, {line, 1}, "sync()\n"}}});
     sl::FixRun run = sl::planFixes({ins}, {{f, digestOf(f)}}, {t.dir.string()});
     ASSERT_EQ(run.files.size(), 1u);
-    std::string bytes, err;
-    size_t skipped = 0;
-    ASSERT_TRUE(sl::fixedBytes(run.files.at(f), bytes, skipped, err)) << err;
-    EXPECT_EQ(bytes, c.after);
+    EXPECT_EQ(fixedText(run.files.at(f)), c.after);
   }
 }
 

@@ -30,12 +30,6 @@ sl::CheckResult oneFixableFinding() {
   return r;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 }  // namespace
 
@@ -74,8 +68,8 @@ TEST(ResultCache, WritesOnlyInADirectoryItMade) {
   sl::ResultCache cache(own.string());
   stored = cache.store(kKey, oneFixableFinding());
   EXPECT_EQ(stored.note, "");
-  EXPECT_NE(slurp(own / "CACHEDIR.TAG").find("Signature: 8a477f597d28d172789f06886806bc55"), std::string::npos);
-  EXPECT_EQ(slurp(own / ".gitignore"), "# Automatically created by streamlint.\n*\n");
+  EXPECT_NE(readWhole(own / "CACHEDIR.TAG").find("Signature: 8a477f597d28d172789f06886806bc55"), std::string::npos);
+  EXPECT_EQ(readWhole(own / ".gitignore"), "# Automatically created by streamlint.\n*\n");
   auto back = cache.load(kKey);
   ASSERT_TRUE(back);
   ASSERT_EQ(back->findings.size(), 1u);
@@ -118,7 +112,7 @@ TEST(ResultCache, ADamagedEntryIsAMiss) {
   sl::ResultCache cache((t.dir / "c").string());
   ASSERT_FALSE(cache.store(kKey, oneFixableFinding()).failed);
   const fs::path entry = t.dir / "c/results" / (kKey + ".json");
-  const std::string good = slurp(entry);
+  const std::string good = readWhole(entry);
   ASSERT_TRUE(cache.load(kKey));
   auto damaged = [&](const std::string& from, const std::string& to) {
     std::string text = good;

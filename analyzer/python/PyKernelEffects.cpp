@@ -13,14 +13,8 @@ class KernelReader {
   KernelReader(std::string_view src, KernelEffects& out) : src_(src), out_(out) {}
 
   void parameters(TSNode params) {
-    for (TSNode p : NamedChildren(params)) {
-      TSNode n = p;
-      if (is(p, "typed_parameter") || is(p, "typed_default_parameter") || is(p, "default_parameter")) {
-        n = field(p, "name");
-        if (ts_node_is_null(n)) n = ts_node_named_child(p, 0);
-      }
-      if (is(n, "identifier")) out_.params.emplace_back(text(n, src_));
-    }
+    for (TSNode p : NamedChildren(params))
+      if (TSNode n = parameterName(p); is(n, "identifier")) out_.params.emplace_back(text(n, src_));
   }
 
   // Assignments first (a pointer may be built after the line that reads it, in a loop).

@@ -146,11 +146,7 @@ void Lowerer::annotatedTensor(const std::string& name, const std::string& subjec
 
 void Lowerer::lowerParameters(TSNode params) {
   for (TSNode p : NamedChildren(params)) {
-    TSNode nameNode = p;
-    if (is(p, "typed_parameter") || is(p, "typed_default_parameter") || is(p, "default_parameter")) {
-      nameNode = field(p, "name");
-      if (ts_node_is_null(nameNode)) nameNode = ts_node_named_child(p, 0);
-    }
+    TSNode nameNode = parameterName(p);
     if (!is(nameNode, "identifier")) continue;
     std::string name(text(nameNode, mc_.src));
     fn_.params.push_back(name);

@@ -81,6 +81,13 @@ inline TSNode field(TSNode n, const char* name) {
     s = {lang, name, ts_language_field_id_for_name(lang, name, uint32_t(std::strlen(name)))};
   return ts_node_child_by_field_id(n, s.id);
 }
+// The name of a parameter of a `def` (`x`, `x: int`, `x=1`, `x: int = 1`): an identifier node,
+// or a node of another kind for `*args`, `**kw`, `/` and `*` (no name a caller binds by position).
+inline TSNode parameterName(TSNode p) {
+  if (!is(p, "typed_parameter") && !is(p, "typed_default_parameter") && !is(p, "default_parameter")) return p;
+  TSNode n = field(p, "name");
+  return ts_node_is_null(n) ? ts_node_named_child(p, 0) : n;
+}
 inline std::string_view text(TSNode n, std::string_view src) {
   if (ts_node_is_null(n)) return {};
   uint32_t b = ts_node_start_byte(n), e = ts_node_end_byte(n);
