@@ -79,6 +79,7 @@ std::string dump(const Module& m) {
       list(os, "reads", e.reads);
       list(os, "writes", e.writes);
       if (e.confidence != Confidence::High) os << " confidence=" << confidenceName(e.confidence);
+      if (e.assumed) os << " assumed";
       os << "\n";
     }
   }

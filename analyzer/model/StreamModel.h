@@ -162,6 +162,10 @@ struct Event {
   bool srcStreamTracked = false;   // Copy: the host buffer's allocator records the copy's stream
                                    // (torch's caching host allocator), so freeing it early is safe
   bool pooled = false;             // StreamCreate: handed out from a pool, no driver call
+  // Work: assumed, not seen: CUDA tensors handed to a method of an object we know nothing of
+  // (`self.comm.all_reduce(t)`). Ordering rules count it as a use of what was handed; rules
+  // about time spent (a timer around GPU work) do not, as the call may queue nothing.
+  bool assumed = false;
   Confidence confidence = Confidence::High;  // that the values involved are CUDA tensors
   std::vector<Evidence> evidence;  // why (origin first); empty when the event names its device
   int block = -1;                  // basic block in Function::flow (-1: no control-flow graph)

@@ -217,6 +217,21 @@ bool isHostValueBuiltin(std::string_view n) {
 
 bool isPrintLike(std::string_view n) { return n == "print"; }
 
+bool keepsOrShowsValue(std::string_view n) {
+  static const std::unordered_set<std::string_view> t = {
+      // Containers and queues store the object itself; another call later uses it.
+      "append", "extend", "insert", "appendleft", "add", "put", "put_nowait", "push", "setdefault", "update",
+      "__setitem__",
+      // Lookups compare keys or identities, never a tensor's contents on the device.
+      "get", "pop", "remove", "discard", "index", "count", "__getitem__", "__contains__", "keys", "items", "values",
+      // Loggers, writers and trackers show the value on the host (a host read, lowered elsewhere).
+      "info", "debug", "warning", "warn", "error", "exception", "critical", "log", "write", "print",
+      "add_scalar", "add_scalars", "add_histogram", "add_image", "log_metrics", "log_dict", "record",
+      // Assertions and comparisons of test helpers look at values on the host.
+      "assertEqual", "assertTrue", "assertFalse", "assert_close"};
+  return t.count(n) > 0;
+}
+
 bool isTensorOnlyMethod(std::string_view n) {
   static const std::unordered_set<std::string_view> t = {
       "record_stream", "backward", "data_ptr", "untyped_storage", "storage_offset", "element_size",

@@ -103,4 +103,10 @@ bool looksLikeLossName(std::string_view path);
 bool isHostValueBuiltin(std::string_view name);
 bool isPrintLike(std::string_view name);
 
+// Methods of an object we do not know that keep, look up or show a value rather than run GPU work
+// on it (`bufs.append(t)`, `cache.get(k)`, `logger.info(t)`): a tensor handed there is not used
+// on the GPU by the call. Any other method of such an object handed a CUDA tensor
+// (`self._manager.allreduce(self._grads[k])`, `comm.send(t)`) is taken to run GPU work on it.
+bool keepsOrShowsValue(std::string_view method);
+
 }  // namespace sl::py

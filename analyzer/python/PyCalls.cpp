@@ -197,6 +197,20 @@ Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
   return {};
 }
 
+// `self._manager.allreduce(self._grads[k])`, `comm.send(t, peer)`: a method of an object we do
+// not know (another class's, a library's) handed CUDA tensors uses them on the GPU, on the stream
+// current at the call, like a project helper would. Its summary is unknown, so what it reads is
+// what it is handed; storing and showing methods (keepsOrShowsValue) are no such use.
+void Lowerer::objectCallWork(const Value& recv, std::string_view method, const CallArgs& a) {
+  if (recv.path == "self" || keepsOrShowsValue(method)) return;
+  std::vector<Value> vs;
+  for (const auto& x : a.pos) vs.push_back(pointedTo(x.value));
+  for (const auto& [k, x] : a.kw) vs.push_back(pointedTo(x.value));
+  std::erase_if(vs, [](const Value& v) { return !isCuda(v) || v.fact.conf < model::Confidence::Medium || v.path.empty(); });
+  if (vs.empty()) return;
+  emitWork(a.call, vs, recv.path + "." + std::string(method)).assumed = true;
+}
+
 Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a) {
   TSNode at = a.call;
   Value recv = in;
@@ -277,6 +291,7 @@ Value Lowerer::callMethod(const Value& in, std::string_view method, CallArgs& a)
       }
       // `self.model.forward(x)`: a module called through its forward.
       if (method == "forward") return moduleCall(recv, recv.path + ".forward", a);
+      objectCallWork(recv, method, a);
       return deviceResult(a, recv.path + "." + std::string(method));
     }
   }

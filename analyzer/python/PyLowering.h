@@ -275,6 +275,7 @@ class Lowerer {
 
   model::Event& emit(model::EventKind k, TSNode at, std::string api = {});
   model::Event& emitWork(TSNode at, const std::vector<Value>& args, std::string api);
+  void objectCallWork(const Value& recv, std::string_view method, const CallArgs& a);
   std::string currentFunctionClassMethod(std::string_view name) const;
 
   ModuleContext& mc_;

@@ -49,7 +49,33 @@ void collect(const model::Module& m, const std::string& callee, int depth, std::
   }
 }
 
+// The object state `callee` and the methods of its class it calls (a few levels) write in GPU
+// work: attribute -> the writing event. A wait does not end it: what was queued stays queued.
+void collectWrites(const model::Module& m, const std::string& callee, int depth, std::set<std::string>& seen,
+                   std::vector<StateRead>& out) {
+  const model::Function* f = m.find(callee);
+  if (!f || depth > 3 || !seen.insert(callee).second) return;
+  const std::string cls = classOf(callee);
+  for (const auto& e : f->events) {
+    if ((e.kind == EventKind::Work || e.kind == EventKind::Copy) && !e.stream.isSide()) {
+      std::vector<std::string> written = e.writes;
+      if (e.kind == EventKind::Copy) written.push_back(e.value);
+      for (const auto& w : written)
+        if (std::string root = stateRoot(*f, w); !root.empty()) out.push_back({root, &e});
+    } else if (e.kind == EventKind::Call && classOf(e.callee) == cls) {
+      collectWrites(m, e.callee, depth + 1, seen, out);
+    }
+  }
+}
+
 }  // namespace
+
+std::vector<StateRead> stateWritesOf(const model::Module& m, const std::string& callee) {
+  std::vector<StateRead> out;
+  std::set<std::string> seen;
+  if (!classOf(callee).empty()) collectWrites(m, callee, 0, seen, out);
+  return out;
+}
 
 std::vector<StateRead> stateReadsOf(const model::Module& m, const std::string& callee) {
   std::vector<StateRead> out;
@@ -68,12 +94,17 @@ std::optional<StateWrite> stateWriteBeforeCall(const model::Module& m, const mod
     if (reads.empty() || skip(i)) continue;
     for (size_t k = i; k-- > 0;) {
       const auto& p = f.events[k];
-      if ((p.kind != EventKind::Work && p.kind != EventKind::Copy) || p.stream.isSide() || !model::mayFollow(f, k, i))
-        continue;
-      std::vector<std::string> written = p.writes;
-      if (p.kind == EventKind::Copy) written.push_back(p.value);
-      for (const auto& w : written) {
-        std::string root = stateRoot(f, w);
+      if (p.stream.isSide() || !model::mayFollow(f, k, i)) continue;
+      std::vector<std::string> written;
+      if (p.kind == EventKind::Work || p.kind == EventKind::Copy) {
+        written = p.writes;
+        if (p.kind == EventKind::Copy) written.push_back(p.value);
+        for (auto& w : written) w = stateRoot(f, w);
+      } else if (p.kind == EventKind::Call && classOf(p.callee) == classOf(f.name) && !classOf(f.name).empty()) {
+        // `self._save_grads()` before the region: a method of the class that writes the state.
+        for (const auto& w : stateWritesOf(m, p.callee)) written.push_back(w.root);
+      }
+      for (const auto& root : written) {
         if (root.empty()) continue;
         auto hit = std::find_if(reads.begin(), reads.end(), [&](const StateRead& s) { return s.root == root; });
         if (hit != reads.end()) return StateWrite{i, k, root, hit->at};

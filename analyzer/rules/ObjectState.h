@@ -29,10 +29,13 @@ struct StateRead {
   const model::Event* at = nullptr;
 };
 std::vector<StateRead> stateReadsOf(const model::Module& m, const std::string& callee);
+// Object state a call to `callee` writes in GPU work on a stream that is not a side stream, through
+// the callee and the methods of its class it calls (a few levels).
+std::vector<StateRead> stateWritesOf(const model::Module& m, const std::string& callee);
 
 // In side-stream region `region` of `f`: the first call (on the region's stream) to a method of
-// the class that reads object state which `f` wrote on a non-side stream before it, on a path
-// that reaches the call. `skip(call)` drops calls the rule already judged (a wait before it).
+// the class that reads object state which `f` wrote on a non-side stream before it (itself, or by
+// calling a method of its class that writes it), on a path that reaches the call. `skip(call)` drops calls the rule already judged (a wait before it).
 struct StateWrite {
   size_t call = 0, producer = 0;  // event indices in f
   std::string root;               // the `self.` attribute

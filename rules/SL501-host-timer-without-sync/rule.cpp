@@ -56,6 +56,7 @@ class HostTimerWithoutSync : public Rule {
   static bool isWork(RuleContext& ctx, const model::Event& e) {
     auto* c = callee(ctx, e);
     if (c) return c->gpuWork && !c->sync;  // a callee that syncs drains its own work
+    if (e.assumed) return false;  // a call we know nothing of may queue nothing
     return e.kind == EventKind::Work || e.kind == EventKind::Alloc || e.kind == EventKind::Copy ||
            e.kind == EventKind::Backward;
   }
