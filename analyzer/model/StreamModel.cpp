@@ -265,7 +265,26 @@ const FunctionSummary* ModuleSummary::of(const std::string& callee) const {
 }
 
 void settleHandedStreams(Module& m, const ModuleSummary& s) {
-  for (auto& f : m.functions)
+  // A closure shares its enclosing function's streams (`def call_ag(): producer(a, bufs,
+  // ag_stream)` inside the function that forks and joins `ag_stream`): the protocol it runs on
+  // them is the enclosing function's too. Decided before any region is settled.
+  std::map<std::string_view, const Function*> byName;
+  for (const auto& f : m.functions) byName.emplace(f.name, &f);
+  std::vector<std::vector<const Event*>> outerOrders(m.functions.size());
+  for (size_t i = 0; i < m.functions.size(); ++i) {
+    std::string_view name = m.functions[i].name;
+    for (size_t dot = name.rfind('.'); dot != std::string_view::npos; dot = name.rfind('.', dot - 1)) {
+      auto it = byName.find(name.substr(0, dot));
+      if (it != byName.end()) {
+        for (const auto& e : it->second->events)
+          if (e.kind == EventKind::Wait || e.kind == EventKind::EventRecord) outerOrders[i].push_back(&e);
+        break;
+      }
+      if (dot == 0) break;
+    }
+  }
+  for (size_t fi = 0; fi < m.functions.size(); ++fi) {
+    Function& f = m.functions[fi];
     for (size_t r = 0; r < f.scopes.size(); ++r) {
       Scope& sc = f.scopes[r];
       if (sc.kind != ScopeKind::StreamRegion || !sc.handedStream) continue;
@@ -275,11 +294,13 @@ void settleHandedStreams(Module& m, const ModuleSummary& s) {
       });
       // The function runs a protocol on the stream: it waits on or for it, records an event on
       // it, or enters it in a region of its own.
+      auto orders = [&](const Event& e) {
+        return (e.kind == EventKind::Wait && (e.stream == sc.stream || e.other == sc.stream)) ||
+               (e.kind == EventKind::EventRecord && e.stream == sc.stream);
+      };
       const bool ordered =
-          std::any_of(f.events.begin(), f.events.end(), [&](const Event& e) {
-            return (e.kind == EventKind::Wait && (e.stream == sc.stream || e.other == sc.stream)) ||
-                   (e.kind == EventKind::EventRecord && e.stream == sc.stream);
-          }) ||
+          std::any_of(f.events.begin(), f.events.end(), orders) ||
+          std::any_of(outerOrders[fi].begin(), outerOrders[fi].end(), [&](const Event* e) { return orders(*e); }) ||
           std::any_of(f.scopes.begin(), f.scopes.end(), [&](const Scope& o) {
             return o.kind == ScopeKind::StreamRegion && !o.handedStream && o.stream == sc.stream;
           });
@@ -289,6 +310,7 @@ void settleHandedStreams(Module& m, const ModuleSummary& s) {
       for (auto& e : f.events)
         if (e.scope == int(r) && !e.streamExplicit) e.stream = sc.stream;
     }
+  }
 }
 
 void applyParameterEffects(Module& m, const ModuleSummary& s) {

@@ -68,8 +68,15 @@ bool joins(const model::Event& e, const model::StreamRef& s) {
 // call handed `s`, or a call inside a region on it whose callee runs GPU work. Not a copy to the host: an offload's
 // consumer is the host, which must synchronize on the copy anyway (SL203), and the inputs'
 // lifetime is SL201's.
-bool workOn(const model::Function& f, size_t k, const model::StreamRef& s, const model::ModuleSummary& summary) {
+bool workOn(const model::Module& m, const model::Function& f, size_t k, const model::StreamRef& s,
+            const model::ModuleSummary& summary, int depth = 0) {
   const auto& e = f.events[k];
+  // A closure of `f` (`call_ag()`, defined in `f`) shares its streams: the work it queues on `s`
+  // is queued at the call.
+  if (e.kind == EventKind::Call && depth < 2 && e.callee.starts_with(f.name + "."))
+    if (const model::Function* g = m.find(e.callee))
+      for (size_t j = 0; j < g->events.size(); ++j)
+        if (workOn(m, *g, j, s, summary, depth + 1)) return true;
   for (const auto& [at, also] : f.alsoHanded)
     if (e.kind == EventKind::Call && at == e.loc && sameStream(also, s)) return true;
   if (!sameStream(e.stream, s)) return false;
@@ -91,10 +98,14 @@ bool finishedHere(const model::Module& m, const model::Function& f, size_t fork,
   if (orderedBetween(f, last, f.events.size(), model::StreamRef::current(), s)) return true;
   // A join after the fork (also one under a branch: it says the author joins here), or one in
   // a loop that holds the fork (a pipeline joins the last step at the top of the next).
+  // Not one in an arm that never runs with the last work's (`if serial: call(); join` ...
+  // `else: call()`): the other arm returns unjoined.
   const int loop = model::enclosingScope(f, f.events[fork].scope, model::ScopeKind::Loop);
   for (size_t k = 0; k < f.events.size(); ++k) {
     const auto& e = f.events[k];
-    if (joins(e, s) && (k > fork || (loop >= 0 && model::scopeWithin(f, e.scope, loop)))) return true;
+    if (joins(e, s) && (k > fork || (loop >= 0 && model::scopeWithin(f, e.scope, loop))) &&
+        !model::exclusiveScopes(f, e.scope, f.events[last].scope))
+      return true;
     // A CUDA graph capture (its entry is a device-wide wait): the work is captured, and runs
     // when the graph is replayed, on the stream the replay is ordered on.
     if (e.kind == EventKind::Wait && e.value == model::kDeviceWideWait) return true;
@@ -110,10 +121,40 @@ bool finishedHere(const model::Module& m, const model::Function& f, size_t fork,
 
 }  // namespace
 
+// `f` forks `s`, and joins a stream it forked (`s` on another path, or another one) back after
+// its fork.
+bool keepsForkProtocol(const model::Function& f, const model::StreamRef& s) {
+  bool forked = false;
+  for (size_t i = 0; i < f.events.size() && !forked; ++i) forked = isFork(f, i) && sameStream(f.events[i].stream, s);
+  if (!forked) return false;
+  for (size_t i = 0; i < f.events.size(); ++i) {
+    if (!isFork(f, i)) continue;
+    for (size_t k = i + 1; k < f.events.size(); ++k)
+      if (joins(f.events[k], f.events[i].stream)) return true;
+  }
+  return false;
+}
+
 bool finishedElsewhere(const model::Module& m, const model::Function& f, const model::StreamRef& s) {
   const std::string cls = stateRoot(f, s.name).empty() ? "" : classOf(f.name);
+  // A stream `f` was handed or made itself (a parameter, a local it creates) reaches another
+  // function only through a call: a same-named local of a function `f` never calls is another
+  // stream. Its closures share it, and what they call is handed it.
+  const std::string head = s.name.substr(0, s.name.find_first_of(".["));
+  const bool own = head == s.name && (std::find(f.params.begin(), f.params.end(), head) != f.params.end() ||
+                                      std::any_of(f.events.begin(), f.events.end(), [&](const model::Event& e) {
+                                        return e.kind == EventKind::StreamCreate && e.value == head;
+                                      }));
+  std::set<std::string> reached;
+  if (own)
+    for (const auto& g : m.functions)
+      if (&g == &f || g.name.starts_with(f.name + ".")) {
+        reached.insert(g.name);
+        for (const auto& e : g.events)
+          if (e.kind == EventKind::Call) reached.insert(e.callee);
+      }
   for (const auto& g : m.functions) {
-    if (&g == &f) continue;
+    if (&g == &f || (own && !reached.count(g.name))) continue;
     const bool sameClass = !cls.empty() && classOf(g.name) == cls;
     bool joined = false, forked = false;
     for (size_t k = 0; k < g.events.size(); ++k) {
@@ -166,7 +207,7 @@ std::vector<UnjoinedFork> unjoinedForks(const model::Module& m, const model::Mod
       if (!seen.insert(s.name).second) continue;
       long last = -1;
       for (size_t k = i + 1; k < f.events.size(); ++k)
-        if (workOn(f, k, s, summary)) last = long(k);
+        if (workOn(m, f, k, s, summary)) last = long(k);
       if (last < 0 || finishedHere(m, f, i, size_t(last), s, summary) || finishedElsewhere(m, f, s) ||
           dropsWhatItReads(f, i, s))
         continue;
@@ -180,8 +221,10 @@ std::vector<UnjoinedFork> unjoinedForks(const model::Module& m, const model::Mod
       // Handed in and forked from the current stream: an API that queues on the caller's stream
       // and leaves the join to it. Forked from another stream it was handed (`compute_stream`),
       // the function orders the two itself.
+      // A function that joins a stream it forked (this one on another path, or another) keeps
+      // the protocol itself: it does not leave this join to the caller.
       u.streamIsParameter = std::find(f.params.begin(), f.params.end(), s.name) != f.params.end() &&
-                            !f.events[i].other.isSide();
+                            !f.events[i].other.isSide() && !keepsForkProtocol(f, s);
       out.push_back(u);
     }
   }

@@ -41,6 +41,11 @@ struct UnjoinedFork {
   bool streamIsParameter = false;
 };
 
+// `f` forks `s` (makes it wait for another stream), and joins a stream it forked back after its
+// fork (`s` itself on another path, or another stream): the function keeps the streams' protocol
+// itself, handed-in streams included.
+bool keepsForkProtocol(const model::Function& f, const model::StreamRef& s);
+
 // Another function of the module finishes the protocol on `s` for `f`: one that joins `s`
 // without forking it, or for object state any other method of the class that joins it, records
 // an event on it or synchronizes it (see above).

@@ -41,12 +41,14 @@ class SideStreamResultWithoutJoin : public Rule {
         const long p = seen.insert(v).second ? unjoined(ctx, f, v, f.events.size(), model::StreamRef::current()) : -1;
         if (p < 0) continue;
         const auto& prod = f.events[size_t(p)];
-        joinAsked.insert({&f, prod.stream.name});
         // Reported where the join goes: at the end of the side-stream region that wrote it (its
         // last event), else at the write; the write and the `return`/`yield` that hands it out
         // are notes.
         const bool at = k < f.returnedAt.size() && f.returnedAt[k].known();
         const Loc end = regionEnd(f, prod);
+        // A result only guessed to be a tensor (a launch's handle: the finding is as sure as the
+        // events where it is reported) leaves the stream's join to the fork's own finding.
+        if (!guessedAt(ctx.module(), end)) joinAsked.insert({&f, prod.stream.name});
         Finding& out = ctx.report(end, "'" + v + "' is written on " + prod.stream.describe() +
                                            " and handed to the caller (returned or yielded) without the caller's stream "
                                            "waiting for it; call " + joinHint(ctx, model::StreamRef::current(), prod.stream) +
@@ -55,7 +57,8 @@ class SideStreamResultWithoutJoin : public Rule {
         if (at) ctx.note(out, f.returnedAt[k], "'" + v + "' handed to the caller here");
         // The caller handed the stream in (`def forward(inputs, stream)`): it holds the stream and
         // usually joins it where it uses the result (lmdeploy's model_forward).
-        if (streamIsParameter(f, prod.stream)) out.properties["confidence"] = "low";
+        // Unless the function joins a stream it forked itself: then it keeps the protocol.
+        if (streamIsParameter(f, prod.stream) && !keepsForkProtocol(f, prod.stream)) out.properties["confidence"] = "low";
       }
       argumentsWritten(ctx, f, reported, joinAsked);
     }
@@ -159,6 +162,12 @@ class SideStreamResultWithoutJoin : public Rule {
     return std::any_of(f.events.begin(), f.events.end(), [&](const model::Event& e) {
       return e.kind == EventKind::StreamCreate && e.value == s.name;
     });
+  }
+
+  static bool guessedAt(const model::Module& m, Loc loc) {
+    const auto* here = eventsAt(m, loc);
+    return here && std::any_of(here->begin(), here->end(),
+                               [](const model::Event* e) { return e->confidence == model::Confidence::Low; });
   }
 
   static bool streamIsParameter(const model::Function& f, const model::StreamRef& s) {
