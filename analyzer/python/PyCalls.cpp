@@ -625,6 +625,12 @@ Value Lowerer::callTensorMethod(const Value& in, std::string_view method, CallAr
         if (is(fnNode, "attribute") && text(field(fnNode, "attribute"), mc_.src) == "current_stream")
           e.other = model::effectiveStream(fn_, scope_);
       }
+      // A view shares its storage: recording `flat = p.grad.view(-1)` records `p.grad` too.
+      if (auto v = attributeViews_.find(recv.path); v != attributeViews_.end()) {
+        model::Event also = e;
+        also.value = v->second;
+        fn_.events.push_back(std::move(also));
+      }
       return {};
     }
     case Method::Backward: {

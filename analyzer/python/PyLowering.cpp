@@ -294,6 +294,7 @@ void Lowerer::lowerAssignment(TSNode a) {
       if (f.kind == Kind::Unknown && (p.ends_with(".grad") || p.ends_with(".data")))
         f = lookup(p.substr(0, p.rfind('.'))), f.local = false;
       if (isCuda(Value{f, p, "", false}) && !f.local) emit(EventKind::Free, left, "drop").value = p;
+      dropAttributeViews(left, p);
     }
   // `param.data = buf` (a layer-wise offloader swapping weights in): the module's next ops read
   // `buf` through the parameter, on the stream current here, so handing it over is a use of
@@ -312,6 +313,7 @@ void Lowerer::lowerAssignment(TSNode a) {
       fn_.streamFrom[std::string(text(left, mc_.src))] = callee;
   noteStash(left, right);
   noteStateOrigin(left, right);
+  noteAttributeView(left, right);
   noteArgumentPart(left, right);
   // `self.ready = ev`: from here the local and the attribute are one object (object state);
   // `self.bufs[k] = t`: the local is an entry of the container.
@@ -394,6 +396,40 @@ void Lowerer::noteArgumentPart(TSNode target, TSNode from) {
               text(base, mc_.src) != "self" && text(base, mc_.src) != "cls";
   if (part) argumentParts_.insert(name);
   else argumentParts_.erase(name);
+}
+
+// `g = p.grad.to_local()`, `w = layer.weight[:, :n]`: through views (subscripts, methods that
+// hand the receiver's storage on), the attribute of a named object `g` reads. Not `self.`
+// state (stateOf covers it) and not a copy (`p.grad.clone()`).
+void Lowerer::noteAttributeView(TSNode target, TSNode from) {
+  if (!is(target, "identifier")) return;
+  std::string name(text(target, mc_.src));
+  attributeViews_.erase(name);
+  TSNode e = from;
+  for (int steps = 0; steps < 16 && !ts_node_is_null(e); ++steps) {
+    if (is(e, "parenthesized_expression")) e = ts_node_named_child(e, 0);
+    else if (is(e, "subscript")) e = field(e, "value");
+    else if (is(e, "call")) {
+      TSNode fnNode = field(e, "function");
+      if (!is(fnNode, "attribute") || returnsNewStorage(text(field(fnNode, "attribute"), mc_.src))) return;
+      e = field(fnNode, "object");
+    } else if (is(e, "attribute")) {
+      TSNode obj = field(e, "object");
+      if (!is(obj, "identifier") || text(obj, mc_.src) == "self") return;
+      attributeViews_[name] = std::string(text(e, mc_.src));
+      return;
+    } else {
+      return;
+    }
+  }
+}
+
+// `p.grad = None` frees what the locals viewing `p.grad` use, when they are CUDA tensors: a
+// side stream still reading them (a copy to the host) needs record_stream first (SL201).
+void Lowerer::dropAttributeViews(TSNode at, const std::string& attribute) {
+  for (const auto& [local, viewed] : attributeViews_)
+    if (viewed == attribute && isCuda(Value{lookup(local), local, "", false}))
+      emit(EventKind::Free, at, "drop").value = local;
 }
 
 void Lowerer::noteStateOrigin(TSNode target, TSNode from) {

@@ -152,6 +152,8 @@ class Lowerer {
   void bind(TSNode target, const Value& v);
   // Records (or forgets) that name `target` now holds state read from a `self.` attribute.
   void noteStateOrigin(TSNode target, TSNode from);
+  void noteAttributeView(TSNode target, TSNode from);
+  void dropAttributeViews(TSNode at, const std::string& attribute);
   void noteStash(TSNode target, TSNode from);
   void noteArgumentPart(TSNode target, TSNode from);
   void nameProducers(TSNode target, const std::string& path, const Value& v);
@@ -293,6 +295,10 @@ class Lowerer {
   bool namedAsLoss(const std::string& path, TSNode at) const;
   std::unordered_set<std::string> bound_;      // local names assigned in this function
   std::unordered_set<std::string> argumentParts_;  // locals bound to a part of a parameter (noteArgumentPart)
+  // Locals that view an attribute's tensor without new storage (`g = p.grad.to_local()`,
+  // `w = mod.weight[:n]`): local -> "p.grad". Dropping the attribute (`p.grad = None`) drops
+  // the storage they use (noteAttributeView, dropAttributeViews).
+  std::map<std::string, std::string> attributeViews_;
   std::unordered_set<std::string> nested_;     // functions defined in this one (closures)
   std::unordered_map<std::string, std::string> outerClosures_;  // siblings and outer closures
   std::unordered_set<std::string> captured_;   // names bound by the enclosing functions (inheritNames)

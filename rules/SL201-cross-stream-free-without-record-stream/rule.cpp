@@ -174,9 +174,14 @@ class CrossStreamFree : public Rule {
   // gradient after its D2H copy is queued). Medium: the caller may still hold a reference.
   static void handedOverThenFreed(RuleContext& ctx, const model::Function& f, const std::string& v, size_t u) {
     const auto& side = f.events[u].stream;
-    if (!side.isSide() || !handedOverInputs(f) || parameterRoot(f, v).empty() || recorded(f, v)) return;
+    if (!side.isSide() || parameterRoot(f, v).empty() || recorded(f, v)) return;
     const size_t end = freedAfter(f, v, u);
     if (end == f.events.size() || orderedBetween(f, u, end, model::StreamRef::current(), side)) return;
+    // Any function's arguments come from its callers; what decides is that the drop frees the
+    // storage: an object's own attribute set to None (`p.grad = None`: a gradient's only owner)
+    // does, and so does `del x` in code autograd or a module call hands its inputs to, whose
+    // caller keeps no reference (a hook's, a forward's).
+    if (!handedOverInputs(f) && f.events[end].api != "drop") return;
     Finding& out = ctx.report(
         f.events[end].loc, "'" + v + "' was produced on the caller's current stream and used on " + side.describe() +
                                "; it is dropped here without record_stream or a wait: the allocator can hand its "
@@ -184,8 +189,9 @@ class CrossStreamFree : public Rule {
                                ".record_stream(" + (side.name.empty() ? std::string("<side stream>") : side.name) +
                                ") before dropping it");
     out.properties["confidence"] = "medium";
-    ctx.note(out, f.loc, "'" + parameterRoot(f, v) + "' is an argument of " + methodName(f) + " (" + f.hot +
-                             "): what it holds was produced on the caller's current stream");
+    ctx.note(out, f.loc, "'" + parameterRoot(f, v) + "' is an argument of " + methodName(f) +
+                             (f.hot.empty() ? std::string() : " (" + f.hot + ")") +
+                             ": what it holds was produced on the caller's current stream");
     ctx.note(out, f.events[u].loc, "used on " + side.describe() + " here");
   }
 
