@@ -253,7 +253,7 @@ int checkMain(const Args& args) {
     if (res.cppSkipped)
       what += (what.empty() ? "" : ", ") + std::to_string(res.cppSkipped) + " skipped (could not be parsed)";
     std::fprintf(stderr, "streamlint: of %s, %s%s\n", plural(res.cppUnits, "C/C++ file", "C/C++ files").c_str(), what.c_str(),
-                 fatal(res) ? "" : "; accepted by keep-going");
+                 fatal(res) ? "" : "; accepted (keep-going, or sources compiled at run time)");
   }
 
   if (!cli.writeBaseline.empty()) {

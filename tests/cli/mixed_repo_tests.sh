@@ -70,6 +70,13 @@ printf '[{"directory": "%s", "file": "ok.cpp", "command": "c++ -c ok.cpp"}]\n' "
 check compile-db-found 1 "$SL" check "$db"
 expect_not_in compile-db-found-on "$tmp/err" "not analysed"
 expect_in compile-db-found-analysed "$tmp/err" "ok.cpp"
+# The database's flags reach a file walked from `.` (relative to the current directory; the
+# entry's `directory` is the build directory, as CMake writes it): without -DNEEDED it would not parse.
+printf '#ifndef NEEDED\n#error built without the database flags\n#endif\nint twice(int x) { return 2 * x; }\n' >"$db/ok.cpp"
+printf '[{"directory": "%s/build", "file": "%s/ok.cpp", "command": "c++ -DNEEDED -c ../ok.cpp"}]\n' "$db" "$db" >"$db/build/compile_commands.json"
+(cd "$db" && "$SL" check --no-cache . >"$tmp/out" 2>"$tmp/err"); rc=$?
+if [ "$rc" = 1 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL compile-db-flags-from-dot: exit $rc"; cat "$tmp/err"; fi
+expect_not_in compile-db-flags-from-dot-clean "$tmp/err" "could not parse"
 # A missing frontend fails a run that asked for C/C++; --keep-going accepts it.
 mkdir -p "$tmp/fe/bin" "$tmp/fe/lib" && cp "$SL" "$tmp/fe/bin/streamlint"
 check no-frontend-default 1 "$tmp/fe/bin/streamlint" check "$repo"
