@@ -17,6 +17,8 @@ const char* kCheckHelp = R"(usage: streamlint check [options] [PATH...] [@PATHS_
 
 Analyses Python files and C/C++/CUDA translation units under each PATH (default: .).
 @PATHS_FILE reads more paths from a file, one per line (lintrunner's @{{PATHSFILE}}).
+C/C++ files a directory walk finds are analysed with a compilation database, else listed
+once as not analysed (see --lang). A directory with nothing to check is a warning (exit 0).
 Exit status: 0 no findings, 1 findings, 2 usage, input or config errors (a C/C++ file that
 could not be parsed included, unless --keep-going).
 
