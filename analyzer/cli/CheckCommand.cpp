@@ -194,7 +194,9 @@ int checkMain(const Args& args) {
   const char* noCacheEnv = std::getenv("STREAMLINT_NO_CACHE");  // benchmarks: always analyse
   const bool noCache = cli.noCache || (noCacheEnv && *noCacheEnv);
   bool cppWork = true;
-  const std::string key = noCache ? "" : ResultCache::keyFor(opts, &cppWork);
+  auto walked = std::make_shared<WalkResult>();
+  const std::string key = noCache ? "" : ResultCache::keyFor(opts, &cppWork, walked.get());
+  if (!key.empty()) opts.walked = walked;  // both halves use the key's walk: one walk a run
   std::optional<CheckResult> cached = cache.load(key);
   phaseDone("setup");
   CheckOptions pythonHalf = opts;

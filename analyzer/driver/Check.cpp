@@ -348,7 +348,7 @@ bool ruleSelected(const std::string& id, const CheckOptions& opts) {
 
 CheckResult runCheck(const CheckOptions& opts) {
   CheckResult res;
-  WalkResult inputs = walkInputs(opts.paths);
+  WalkResult inputs = opts.walked ? *opts.walked : walkInputs(opts.paths);
   phaseDone("walk");
   const std::vector<std::string> walkedPython = inputs.python;  // for explainRuntimeCompiled
   if (!opts.runPython) inputs.python.clear(), inputs.errors.clear();  // the other half's

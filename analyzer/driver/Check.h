@@ -3,12 +3,14 @@
 // CLI and the rule-example tests.
 #pragma once
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/Finding.h"
 #include "cxx/CxxPlugin.h"
+#include "driver/FileWalk.h"
 
 namespace sl {
 
@@ -53,6 +55,8 @@ struct CheckOptions {
   // Python half.
   bool runPython = true;
   bool runCpp = true;
+  // The walk of `paths` when the caller did it already (the cache key's): not walked again.
+  std::shared_ptr<const WalkResult> walked;
   // --diff: judge only these Python files (absolute, canonical: ChangedLines::changedFiles), and
   // lower only the files their findings depend on (driver/DiffScope.h). Unset: every file.
   std::optional<std::vector<std::string>> pythonOnly;

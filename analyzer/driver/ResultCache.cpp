@@ -260,9 +260,10 @@ std::string ResultCache::defaultDir() {
   return env && *env ? env : ".streamlint_cache";
 }
 
-std::string ResultCache::keyFor(const CheckOptions& opts, bool* cppWork) {
+std::string ResultCache::keyFor(const CheckOptions& opts, bool* cppWork, WalkResult* walk) {
   const time_t now = ::time(nullptr);  // before any stat: a change after it must count as racy
   WalkResult inputs = walkInputs(opts.paths);
+  if (walk) *walk = inputs;
   // The C/C++ half runs every time: it has files to analyse or list, or a database to read.
   if (cppWork) *cppWork = !inputs.cpp.empty() || !opts.cxx.compileDbDir.empty();
   if (opts.dumpModel) return "";

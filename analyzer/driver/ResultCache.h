@@ -32,7 +32,8 @@ class ResultCache {
 
   // The key of this run's Python half, or "" when it cannot be cached. `cppWork`: whether the
   // run has a C/C++ half (C/C++ files, or a compilation database).
-  static std::string keyFor(const CheckOptions& opts, bool* cppWork = nullptr);
+  // `walk`, when given, receives the walk of the inputs (the run need not walk them again).
+  static std::string keyFor(const CheckOptions& opts, bool* cppWork = nullptr, WalkResult* walk = nullptr);
   std::optional<CheckResult> load(const std::string& key) const;
   // Stores `res` under `key`. A directory that is not the cache's only costs the next run its
   // speed (`note` says why); a failed write (a full disk) is `failed` too: the run exits 2.
