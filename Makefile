@@ -20,7 +20,7 @@ build: configure
 NVCC ?= /usr/local/cuda/bin/nvcc
 demo: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target streamlint streamlint_cxx
-	@$(BUILD)/bin/streamlint check examples/python examples/overlap examples/runtime || [ $$? -eq 1 ]
+	@$(BUILD)/bin/streamlint check --lang python,cpp examples/python examples/overlap examples/runtime || [ $$? -eq 1 ]
 	@if [ -x $(NVCC) ]; then \
 	  cmake -S examples/cuda-project -B $(BUILD)/demo-cuda-project -G Ninja -DCMAKE_CUDA_COMPILER=$(NVCC) >/dev/null && \
 	  { $(BUILD)/bin/streamlint check -p $(BUILD)/demo-cuda-project || [ $$? -eq 1 ]; }; \

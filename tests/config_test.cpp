@@ -142,3 +142,22 @@ TEST(ConfigResolver, NearestWinsAndForeignPyprojectIsSkipped) {
   sl::ConfigResolver forced((t.dir / "a/b/.streamlint.toml").string());
   EXPECT_EQ(forced.forFile((t.dir / "x.py").string())->ignore, std::vector<std::string>{"SL2"});
 }
+
+// Issue 32: `languages` picks the frontends (validated), `extend-exclude` adds to `exclude`.
+TEST(Config, LanguagesAndExtendExclude) {
+  TempDir t("config_test");
+  std::string err;
+  auto c = sl::loadConfig(t.write("a.toml", "languages = [\"Python\", \"cpp\"]\nexclude = [\"gen\"]\nextend-exclude = [\"third_party\"]\n"), err);
+  ASSERT_TRUE(c) << err;
+  ASSERT_TRUE(c->languages);
+  EXPECT_EQ(*c->languages, (std::vector<std::string>{"python", "cpp"}));
+  EXPECT_TRUE(c->excluded((t.dir / "third_party/x.py").string()));
+  EXPECT_TRUE(c->excluded((t.dir / "gen/x.py").string()));
+  EXPECT_FALSE(c->excluded((t.dir / "src/x.py").string()));
+  EXPECT_FALSE(sl::loadConfig(t.write("b.toml", "languages = [\"rust\"]\n"), err));
+  EXPECT_NE(err.find("'languages' names unknown language 'rust'"), std::string::npos) << err;
+  EXPECT_FALSE(sl::loadConfig(t.write("c.toml", "languages = \"python\"\n"), err));
+  auto none = sl::loadConfig(t.write("d.toml", "select = [\"SL3\"]\n"), err);
+  ASSERT_TRUE(none) << err;
+  EXPECT_FALSE(none->languages);  // unset: the Python-first default
+}

@@ -65,3 +65,20 @@ TEST(FileWalk, EachFileOnceHoweverItIsNamed) {
   EXPECT_EQ(r.python, std::vector<std::string>{a});
   EXPECT_EQ(r.cpp.size(), 1u);
 }
+
+// Issue 32: a walk of `.` reports `src/a.py` as ruff does (SARIF and annotations strip `./`
+// already), and knows which C/C++ files were named rather than walked.
+TEST(FileWalk, NoDotSlashAndNamedCppFiles) {
+  TempTree t;
+  t.file("src/a.py");
+  t.file("src/k.cpp", "");
+  t.file("x.cu", "");
+  const fs::path cwd = fs::current_path();
+  fs::current_path(t.root);
+  sl::WalkResult w = sl::walkInputs({".", "./x.cu"});
+  fs::current_path(cwd);
+  EXPECT_EQ(w.python, (std::vector<std::string>{"src/a.py"}));
+  EXPECT_EQ(w.cpp, (std::vector<std::string>{"src/k.cpp", "x.cu"}));
+  EXPECT_EQ(w.cppNamed.count("x.cu"), 1u);
+  EXPECT_EQ(w.cppNamed.count("src/k.cpp"), 0u);
+}

@@ -146,3 +146,34 @@ TEST(Suppressions, LedgerReportsOnlyUnusedListedCodes) {
   EXPECT_EQ(unused[0].loc.line, 1u);
   EXPECT_NE(unused[0].message.find("SL301"), std::string::npos);
 }
+
+// Issue 32: a baseline written anywhere in a repository names files relative to the
+// repository, so a clone at another path (read from any directory) matches every entry.
+TEST(Baseline, MatchesInACloneAtAnotherPath) {
+  TempDir t("gating_test");
+  for (const char* clone : {"one/repo", "two/elsewhere/repo"}) {
+    fs::create_directories(t.dir / clone / ".git");
+    t.write(std::string(clone) + "/src/a.py", "x.item()\ny.item()\n");
+  }
+  const std::string a = (t.dir / "one/repo/src/a.py").string(), b = (t.dir / "two/elsewhere/repo/src/a.py").string();
+  std::string base = (t.dir / "one/repo/.github/baseline.json").string(), err;
+  fs::create_directories(t.dir / "one/repo/.github");
+  ASSERT_TRUE(sl::writeBaseline(base, {at(a, 1), at(a, 2)}, err)) << err;
+  const std::string text = readWhole(base);
+  EXPECT_NE(text.find("\"path\": \"src/a.py\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"root\": \"repository\""), std::string::npos) << text;
+  fs::create_directories(t.dir / "two/elsewhere/repo/.github");
+  fs::copy_file(base, t.dir / "two/elsewhere/repo/.github/baseline.json");
+  sl::BaselineResult r;
+  ASSERT_TRUE(sl::applyBaseline((t.dir / "two/elsewhere/repo/.github/baseline.json").string(), {at(b, 1), at(b, 2)}, r, err))
+      << err;
+  EXPECT_EQ(r.known, 2u);
+  EXPECT_TRUE(r.fresh.empty());
+  // Without a repository: relative to the baseline's directory, "../" included.
+  fs::create_directories(t.dir / "plain/gate");
+  t.write("plain/src/a.py", "x.item()\n");
+  std::string loose = (t.dir / "plain/gate/b.json").string();
+  ASSERT_TRUE(sl::writeBaseline(loose, {at((t.dir / "plain/src/a.py").string(), 1)}, err)) << err;
+  const std::string text2 = readWhole(loose);
+  EXPECT_NE(text2.find("\"path\": \"../src/a.py\""), std::string::npos) << text2;
+}

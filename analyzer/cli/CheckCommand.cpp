@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <iostream>
+#include <map>
 
 #include "cli/CheckOptions.h"
 #include "config/Config.h"
@@ -46,6 +47,52 @@ bool writeOutputFile(const std::string& path, std::string_view bytes, std::strin
   if (writeFileAtomically(path, bytes, err)) return true;
   err = path + ": " + err;
   return false;
+}
+
+// The compilation database beside the inputs, clang-tidy's way: DIR/compile_commands.json or
+// DIR/build/compile_commands.json of the first directory input (or the current directory).
+// "" when there is none, or when --lang leaves C/C++ out.
+std::string foundCompileDb(const CheckOptions& opts) {
+  if (!opts.languages.empty() && std::find(opts.languages.begin(), opts.languages.end(), "cpp") == opts.languages.end())
+    return "";
+  std::error_code ec;
+  for (const auto& p : opts.paths) {
+    if (!std::filesystem::is_directory(p, ec)) continue;
+    for (const std::string& dir : {p, p + "/build"})
+      if (std::filesystem::is_regular_file(dir + "/compile_commands.json", ec)) return dir;
+    break;
+  }
+  return "";
+}
+
+// The walked C/C++ files the default left out, once: how many, a few of them, the switch.
+std::string cppOffNote(const std::vector<std::string>& files) {
+  std::string some;
+  for (size_t i = 0; i < files.size() && i < 3; ++i) some += (i ? ", " : "") + files[i];
+  if (files.size() > 3) some += ", ...";
+  return plural(files.size(), "C/C++/CUDA file", "C/C++/CUDA files") + " not analysed (" + some +
+         "): C/C++ is analysed with a compilation database (-p BUILD_DIR, or compile_commands.json in PATH or "
+         "PATH/build), for files named as inputs, or with --lang python,cpp (config: languages = [\"python\", \"cpp\"])";
+}
+
+// --show-fixes: each file's fixes counted per rule, as ruff's "Fixed N errors:" list.
+void showFixes(std::ostream& os, const std::vector<Finding>& findings, const char* done = nullptr) {
+  std::map<std::string, std::map<std::string, size_t>> perFile;
+  size_t n = 0;
+  for (const auto& f : findings)
+    if (!f.fixes.empty()) ++perFile[f.path][f.ruleId], ++n;
+  if (!n) {
+    os << "streamlint: no fixes" << (done ? " applied" : " available") << "\n";
+    return;
+  }
+  os << (done ? "Fixed " : "Fixable with --fix: ") << plural(n, "finding", "findings") << ":\n";
+  for (const auto& [path, rules] : perFile) {
+    os << "- " << path << ":\n";
+    for (const auto& [id, k] : rules) {
+      const RuleInfo* r = findRule(id);
+      os << "    " << k << " \u00d7 " << id << " (" << (r ? r->name : id) << ")\n";
+    }
+  }
 }
 
 }  // namespace
@@ -87,12 +134,19 @@ static int applyFixes(const Args& args, const CheckCli& cli, const CheckResult& 
     if (!writeFileAtomically(path, bytes, err)) return fail("cannot write the fixes to " + path + ": " + err);
     ++written;
   }
+  const size_t fixed = plan.fixes > skipped ? plan.fixes - skipped : 0;
   if (!cli.quiet)
-    std::fprintf(stderr, "streamlint: fixed %zu findings in %zu files%s\n", plan.fixes > skipped ? plan.fixes - skipped : 0, written,
-                 skipped ? " (overlapping fixes left for a second --fix)" : "");
+    std::fprintf(stderr, "streamlint: fixed %s in %s%s\n", plural(fixed, "finding", "findings").c_str(),
+                 plural(written, "file", "files").c_str(), skipped ? " (overlapping fixes left for a second --fix)" : "");
+  if (cli.showFixes && !skipped) {  // with overlaps left, which ones were applied is the second run's to say
+    std::vector<Finding> applied;
+    for (const auto& f : findings)
+      if (!f.fixes.empty() && plan.files.count(f.path)) applied.push_back(f);
+    showFixes(std::cerr, applied, "applied");
+  }
   Args again;
   for (const auto& a : args)
-    if (a != "--fix") again.push_back(a);
+    if (a != "--fix" && a != "--show-fixes") again.push_back(a);
   const int rc = checkMain(again);
   return refused || unwritable ? 2 : rc;
 }
@@ -131,17 +185,28 @@ int checkMain(const Args& args) {
     opts.pythonOnly = changed.changedFiles();
   }
 
-  // An unchanged tree is answered from the cache (driver/ResultCache.h).
+  // clang-tidy's rule: a compilation database beside the inputs says how to compile them.
+  if (opts.cxx.compileDbDir.empty()) opts.compileDbFound = !(opts.cxx.compileDbDir = foundCompileDb(opts)).empty();
+
+  // An unchanged Python tree is answered from the cache (driver/ResultCache.h); the C/C++ half
+  // of the run, when there is one, is analysed every time and added.
   const ResultCache cache(cli.cacheDir);
   const char* noCacheEnv = std::getenv("STREAMLINT_NO_CACHE");  // benchmarks: always analyse
   const bool noCache = cli.noCache || (noCacheEnv && *noCacheEnv);
-  const std::string key = noCache ? "" : ResultCache::keyFor(opts);
+  bool cppWork = true;
+  auto walked = std::make_shared<WalkResult>();
+  const std::string key = noCache ? "" : ResultCache::keyFor(opts, &cppWork, walked.get());
+  if (!key.empty()) opts.walked = walked;  // both halves use the key's walk: one walk a run
   std::optional<CheckResult> cached = cache.load(key);
   phaseDone("setup");
-  CheckResult res = cached ? std::move(*cached) : runCheck(opts);
+  CheckOptions pythonHalf = opts;
+  pythonHalf.runCpp = key.empty();  // uncached: one run does both halves
+  CheckResult res = cached ? std::move(*cached) : runCheck(pythonHalf);
   phaseDone("release");
-  bool configFailed = std::any_of(res.diagnostics.begin(), res.diagnostics.end(),
-                                  [](const Finding& d) { return d.ruleId == "config-error"; });
+  auto hasConfigError = [](const CheckResult& r) {
+    return std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [](const Finding& d) { return d.ruleId == "config-error"; });
+  };
+  bool configFailed = hasConfigError(res);
   // A cache entry that could not be written is reported, and the run exits 2 once its findings
   // are out (they are right; the disk is not).
   bool cacheFailed = false;
@@ -150,6 +215,13 @@ int checkMain(const Args& args) {
     cacheFailed = stored.failed;
     if (stored.failed) fail(stored.note);
     else if (!stored.note.empty() && !cli.quiet) std::fprintf(stderr, "streamlint: note: %s\n", stored.note.c_str());
+  }
+  if (!key.empty() && cppWork && !configFailed) {
+    CheckOptions cppHalf = opts;
+    cppHalf.runPython = false;
+    CheckResult cpp = runCheck(cppHalf);
+    if (hasConfigError(cpp)) res = std::move(cpp);  // a config only C/C++ files use: its errors alone, as a whole run
+    else mergeResults(res, std::move(cpp));
   }
   if (opts.dumpModel) std::fputs(res.modelDump.c_str(), stdout);
   // Input problems go to stderr in every format, and into SARIF's notifications and
@@ -162,25 +234,28 @@ int checkMain(const Args& args) {
     configError |= d.ruleId == "config-error";
   }
   if (configError) return 2;
-  // Directories holding nothing to check are an input error, not a clean run (a wrong path).
-  // Files the config excludes are fine (pre-commit names them), and so is an empty @PATHS_FILE
-  // (lintrunner: no files) or, under --diff, C/C++ files skipped as unchanged.
-  if (res.files == 0 && res.diagnostics.empty() && opts.cxx.compileDbDir.empty() && !cli.pathsFromFile &&
+  // Like ruff, a directory holding nothing to check (`check docs`) is a warning with exit 0; a
+  // path that does not exist is an input error (above). Files the config excludes say nothing
+  // (pre-commit names them), nor does an empty @PATHS_FILE (lintrunner: no files) or, under
+  // --diff, C/C++ files skipped as unchanged.
+  if (res.files == 0 && res.diagnostics.empty() && (opts.cxx.compileDbDir.empty() || opts.compileDbFound) && !cli.pathsFromFile &&
       !opts.cxx.only) {
     WalkResult found = walkInputs(opts.paths);
     if (found.python.empty() && found.cpp.empty()) {
       std::string where;
       for (const auto& p : opts.paths) where += (where.empty() ? "" : ", ") + p;
-      return fail("no Python or C/C++/CUDA files under " + where);
+      std::fprintf(stderr, "streamlint check: warning: no Python or C/C++/CUDA files under %s\n", where.c_str());
+      return 0;
     }
   }
+  if (!res.cppOff.empty() && !cli.quiet) std::fprintf(stderr, "streamlint: note: %s\n", cppOffNote(res.cppOff).c_str());
   out.diagnostics = res.diagnostics;
   if ((res.cppSkipped || res.cppPartial) && !cli.quiet) {
     std::string what = res.cppPartial ? std::to_string(res.cppPartial) + " analysed only in part" : "";
     if (res.cppSkipped)
       what += (what.empty() ? "" : ", ") + std::to_string(res.cppSkipped) + " skipped (could not be parsed)";
-    std::fprintf(stderr, "streamlint: of %zu C/C++ files, %s%s\n", res.cppUnits, what.c_str(),
-                 fatal(res) ? "" : "; accepted by keep-going");
+    std::fprintf(stderr, "streamlint: of %s, %s%s\n", plural(res.cppUnits, "C/C++ file", "C/C++ files").c_str(), what.c_str(),
+                 fatal(res) ? "" : "; accepted (keep-going, or sources compiled at run time)");
   }
 
   if (!cli.writeBaseline.empty()) {
@@ -202,8 +277,8 @@ int checkMain(const Args& args) {
   }
   if (!cli.diffRev.empty()) {
     if (!cli.quiet)
-      std::fprintf(stderr, "streamlint: --diff %s: %zu files analysed (the changed ones and the files their findings depend on)\n",
-                   cli.diffRev.c_str(), res.files);
+      std::fprintf(stderr, "streamlint: --diff %s: %s analysed (the changed ones and the files their findings depend on)\n",
+                   cli.diffRev.c_str(), plural(res.files, "file", "files").c_str());
     auto narrow = [&](std::vector<Finding>& list) {
       std::vector<Finding> touched;
       for (auto& f : list)
@@ -219,21 +294,29 @@ int checkMain(const Args& args) {
   // -o FILE: the whole output, then one atomic write (a full disk leaves the old file, not a part).
   std::ostringstream file;
   std::ostream& os = cli.outputFile.empty() ? std::cout : file;
+  // Text and concise end with the summary, all of it on the same stream as the findings (as
+  // ruff's "Found N errors."); machine formats keep stdout for their document.
+  const bool humanSummary = !cli.quiet && !cli.statistics && (out.format == Format::Text || out.format == Format::Concise);
+  std::string unsure = res.hiddenUnsure ? plural(res.hiddenUnsure, "less certain finding", "less certain findings") +
+                                              " not shown (--min-confidence low shows them)" : "";
   if (cli.statistics) writeStatistics(os, findings, out);
   else writeFindings(os, findings, out);
+  if (humanSummary) {
+    if (out.format == Format::Concise && !findings.empty()) os << findingsSummary(findings, out.hidden.size()) << "\n";
+    // After an input error "no findings" would read as a clean run: the errors said enough.
+    if (findings.empty() && res.diagnostics.empty())
+      os << "streamlint: " << plural(res.files, "file", "files") << " analysed, no findings"
+         << (out.hidden.empty() ? "" : "; " + hiddenSummary(out.hidden.size())) << "\n";
+    if (!unsure.empty()) os << "streamlint: " << unsure << "\n";
+  }
+  if (cli.showFixes) showFixes(humanSummary ? os : std::cerr, findings);
   phaseDone("output");
   if (!cli.outputFile.empty()) {
     if (!writeOutputFile(cli.outputFile, file.view(), err)) return fail("cannot write the findings to " + err);
   } else if (!os.flush()) {  // a full disk or a closed pipe must not look like success with the findings lost
     return fail(std::string("cannot write the findings to standard output: ") + std::strerror(errno ? errno : EIO));
   }
-  // After an input error "no findings" would read as a clean run: the errors said enough.
-  if (!cli.quiet && out.format == Format::Text && findings.empty() && res.diagnostics.empty())
-    std::fprintf(stderr, "streamlint: %zu files analysed, no findings%s\n", res.files,
-                 out.hidden.empty() ? "" : ("; " + hiddenSummary(out.hidden.size())).c_str());
-  if (!cli.quiet && res.hiddenUnsure)
-    std::fprintf(stderr, "streamlint: %zu less certain findings not shown (--min-confidence low shows them)\n",
-                 res.hiddenUnsure);
+  if (!cli.quiet && !humanSummary && !unsure.empty()) std::fprintf(stderr, "streamlint: %s\n", unsure.c_str());
   // lintrunner reads a non-zero exit as a broken linter; its messages carry the errors.
   if (out.format == Format::Lintrunner) return 0;
   if (fatal(res) || cacheFailed) return 2;

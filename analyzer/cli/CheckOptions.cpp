@@ -1,6 +1,9 @@
 #include "cli/CheckOptions.h"
 
 #include "config/Config.h"
+#include "config/Glob.h"
+
+#include <regex>
 
 #include <cstdio>
 #include <fstream>
@@ -14,6 +17,8 @@ const char* kCheckHelp = R"(usage: streamlint check [options] [PATH...] [@PATHS_
 
 Analyses Python files and C/C++/CUDA translation units under each PATH (default: .).
 @PATHS_FILE reads more paths from a file, one per line (lintrunner's @{{PATHSFILE}}).
+C/C++ files a directory walk finds are analysed with a compilation database, else listed
+once as not analysed (see --lang). A directory with nothing to check is a warning (exit 0).
 Exit status: 0 no findings, 1 findings, 2 usage, input or config errors (a C/C++ file that
 could not be parsed included, unless --keep-going).
 
@@ -32,6 +37,8 @@ rules and configuration:
   --select IDS               only these rules (comma-separated IDs or prefixes: SL3,SL401);
                              replaces the config's `select`
   --ignore IDS               skip these rules (added to the config's `ignore`)
+  --extend-exclude GLOBS     also skip these paths (comma-separated globs, relative to the
+                             current directory; config: exclude / extend-exclude)
   --config FILE              use FILE for every input instead of the nearest
                              .streamlint.toml / pyproject.toml [tool.streamlint]
   --report-unused-suppressions
@@ -49,6 +56,8 @@ fixes:
                              read), then check again and report what is left
   --diff-only                with --fix: print the fixes as a unified diff, change no file
                              (exit 1 when there is something to fix)
+  --show-fixes               list the fixes per file and rule: those applied (--fix), else
+                             those --fix would apply; --statistics marks fixable rules [*]
 gating:
   --write-baseline FILE      record the current findings in FILE and exit 0
   --baseline FILE            report only findings that FILE does not record
@@ -60,8 +69,14 @@ C/C++:
   -p DIR                     read DIR/compile_commands.json for C/C++ inputs
   --cuda-path DIR            CUDA toolkit for .cu files (default: autodetect)
   --libtorch DIR             LibTorch headers root (default: $LIBTORCH, then an installed torch)
-  --keep-going               C/C++ files that cannot be parsed are reported but do not make
-                             the run exit 2 (config: keep-going = true)
+  --lang LANGS               python, cpp or python,cpp (config: languages = [...]). Default:
+                             Python always; C/C++ when a compilation database is given (-p)
+                             or found (compile_commands.json in PATH or PATH/build), and for
+                             C/C++ files named as inputs. Other C/C++ files a directory walk
+                             finds are listed once as not analysed, never a failure
+  --keep-going               C/C++ files that cannot be parsed (or a missing C/C++ frontend)
+                             are reported but do not make the run exit 2 (config:
+                             keep-going = true)
 other:
   -j, --jobs N               parallel workers (default: all cores)
   --no-cache                 analyse even when nothing changed (also STREAMLINT_NO_CACHE=1;
@@ -142,6 +157,32 @@ int parseCheckArgs(const Args& args, CheckCli& cli) {
     else if (a == "--dump-model") opts.dumpModel = true;
     else if (a == "--no-prefilter") opts.prefilter = false;
     else if (a == "--keep-going") opts.keepGoing = true;
+    else if (a == "--lang" || a == "--languages") {
+      if (!value(v)) return usageError(a + " takes python, cpp or python,cpp");
+      opts.languages.clear();
+      std::stringstream ss(v);
+      for (std::string item; std::getline(ss, item, ',');) {
+        std::string lang = languageName(item);
+        if (lang.empty()) return usageError(a + ": unknown language '" + item + "' (python, cpp)");
+        opts.languages.push_back(lang);
+      }
+      if (opts.languages.empty()) return usageError(a + " takes python, cpp or python,cpp");
+    }
+    else if (a == "--extend-exclude") {
+      if (!value(v)) return usageError("--extend-exclude takes globs");
+      std::stringstream ss(v);
+      for (std::string g; std::getline(ss, g, ',');) {
+        if (g.empty()) continue;
+        try {
+          if (g.size() > 512) throw std::regex_error(std::regex_constants::error_complexity);
+          Glob check(g);
+        } catch (const std::regex_error&) {
+          return usageError("--extend-exclude: malformed or too long glob '" + g.substr(0, 80) + "'");
+        }
+        opts.extendExclude.push_back(g);
+      }
+    }
+    else if (a == "--show-fixes") cli.showFixes = true;
     else if (a == "--no-cache") cli.noCache = true;
     else if (a == "--fix") cli.fix = true;
     else if (a == "--diff-only") cli.fixDiffOnly = true;

@@ -22,6 +22,7 @@ struct CheckCli {
   bool pathsFromFile = false; // inputs came from @PATHS_FILE (lintrunner: an empty list is fine)
   bool fix = false;           // --fix: apply the mechanical fixes (driver/Fixes.h)
   bool fixDiffOnly = false;   // --diff-only (with --fix): print them as a diff, write nothing
+  bool showFixes = false;     // --show-fixes: list the fixes (applied, or available) per file and rule
   std::string cacheDir;       // --cache-dir DIR ("" = ResultCache::defaultDir())
   int color = -1;  // -1: when stdout is a terminal
 };

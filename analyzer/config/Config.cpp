@@ -2,6 +2,7 @@
 
 #include "model/StreamModel.h"
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -15,7 +16,7 @@ namespace sl {
 namespace fs = std::filesystem;
 namespace {
 
-const char* kKeys[] = {"select", "ignore", "per-file-ignores", "severity", "exclude",
+const char* kKeys[] = {"select", "ignore", "per-file-ignores", "severity", "exclude", "extend-exclude", "languages",
                        "check-deliberate-code", "sync-functions", "backward-functions", "stream-wrappers",
                        "min-confidence", "keep-going", "docs-url"};
 
@@ -72,9 +73,20 @@ struct Reader {
         if (c.select->empty()) return fail(key, "is empty: no rule would run (leave it out to run every rule)");
       } else if (key == "ignore") {
         if (!codes(v, key, c.ignore)) return false;
-      } else if (key == "exclude") {
+      } else if (key == "exclude" || key == "extend-exclude") {
+        // There are no default excludes to replace (the walk's skipped directories are fixed),
+        // so ruff's two keys mean the same here: a config written for ruff's habits works.
         std::vector<std::string> p;
         if (!strings(v, key, p) || !globs(p, key, c.exclude)) return false;
+      } else if (key == "languages") {
+        std::vector<std::string> names;
+        if (!strings(v, key, names)) return false;
+        c.languages.emplace();
+        for (const auto& n : names) {
+          std::string lang = languageName(n);
+          if (lang.empty()) return fail(key, "names unknown language '" + n + "' (known: \"python\", \"cpp\")");
+          c.languages->push_back(lang);
+        }
       } else if (key == "per-file-ignores") {
         const toml::table* pt = v.as_table();
         if (!pt) return fail(key, "must be a table of glob = [rules]");
@@ -149,6 +161,14 @@ std::string absoluteDir(const std::string& file) {
 }
 
 }  // namespace
+
+std::string languageName(const std::string& name) {
+  std::string n;
+  for (char ch : name) n += char(std::tolower(static_cast<unsigned char>(ch)));
+  if (n == "python" || n == "py") return "python";
+  if (n == "cpp" || n == "c++" || n == "c" || n == "cuda" || n == "cxx") return "cpp";
+  return "";
+}
 
 bool matchesAny(const std::string& id, const std::vector<std::string>& codes) {
   for (const auto& c : codes)

@@ -22,7 +22,10 @@ struct Config {
   std::vector<std::string> ignore;
   std::vector<std::pair<Glob, std::vector<std::string>>> perFileIgnores;
   std::map<std::string, Severity> severity;  // rule ID or prefix -> severity (longest wins)
-  std::vector<Glob> exclude;
+  std::vector<Glob> exclude;  // `exclude` and `extend-exclude` (ruff's names; both add here)
+  // `languages`: which frontends run ("python", "cpp"); unset = Python always, C/C++ only with
+  // a compilation database or for files named as inputs (driver/Check.cpp cppWanted).
+  std::optional<std::vector<std::string>> languages;
   ProjectKnowledge knowledge;
   // Performance notes in deliberate code (tests, benchmarks, examples, `__repr__`) are left
   // out unless this is set (driver/DeliberateCode.h).
@@ -71,6 +74,9 @@ class ConfigResolver {
   std::vector<std::string> errors_;
   CanonicalPaths canonical_;
 };
+
+// "python" / "cpp" (also "c", "c++", "cuda"): the language's canonical name, or "" when it names none.
+std::string languageName(const std::string& name);
 
 // Whether `id` starts with any of `codes` (rule IDs or prefixes such as "SL3").
 bool matchesAny(const std::string& id, const std::vector<std::string>& codes);

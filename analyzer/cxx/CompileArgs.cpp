@@ -527,9 +527,12 @@ std::vector<CompileJob> planJobs(const Request& req, const Toolchain& tc,
   }
   for (const auto& file : req.files) {
     if (!wanted(file, "")) continue;
+    // A walked file is relative to the current directory, an entry's to its `directory`.
+    std::error_code ec;
+    const std::string abs = fs::absolute(file, ec).string();
     const CompileDbEntry* hit = nullptr;
     for (const auto& e : db)
-      if (sameFile(e.file, file, e.directory)) { hit = &e; break; }
+      if (sameFile(e.file, abs, e.directory)) { hit = &e; break; }
     jobs.push_back(hit ? fromEntry(*hit) : defaultJob(file, tc, req.extraArgs));
     jobs.back().display = file;  // report under the name the user gave
   }

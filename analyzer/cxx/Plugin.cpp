@@ -12,6 +12,7 @@
 #include <llvm/Support/VirtualFileSystem.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <optional>
 #include <cstdio>
@@ -172,7 +173,11 @@ JobResult runJob(const CompileJob& job, const Toolchain& tc, bool verbose) {
     } else if (n > 1) {
       cause += " (and " + std::to_string(n - 1) + " more errors)";
     }
-    f.message = "could not parse " + job.display + ": " + where + cause +
+    // The file is already the diagnostic's place: name only another file (a header) where the
+    // first error was, not the file again (it read "a.cpp:1:1: could not parse a.cpp: a.cpp:1:1: ...").
+    if (f.loc.line) where.clear();
+    else if (!where.empty()) where = "in " + where;
+    f.message = "could not parse: " + where + cause +
                 (skipped ? "; file skipped" : missing.count ? "; analysed what parsed, without the header" : "; analysed what parsed");
     f.properties["skipped"] = skipped;
     r.diagnostic = std::move(f);
@@ -204,14 +209,24 @@ extern "C" void streamlint_cxx_analyze(const sl::cxx::Request& req, sl::cxx::Res
   n = std::min<unsigned>(n, unsigned(jobs.size()));
   std::atomic<size_t> next{0}, done{0};
   std::mutex printing;
+  // Log progress (CI): the first file, then a line at most every 10 s, and the last; each with
+  // the elapsed time (131 bare "[i/N] file" lines said neither how long nor how far).
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  Clock::time_point printed = start;
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
       results[i] = runJob(jobs[i], tc, verbose);
       if (!req.progress) continue;
       std::lock_guard<std::mutex> lock(printing);
       size_t d = ++done;
-      if (req.progress == 1) std::fprintf(stderr, "\rstreamlint: %zu/%zu C/C++ files", d, jobs.size());
-      else std::fprintf(stderr, "streamlint: [%zu/%zu] %s\n", d, jobs.size(), jobs[i].display.c_str());
+      const Clock::time_point now = Clock::now();
+      const double elapsed = std::chrono::duration<double>(now - start).count();
+      if (req.progress == 1) std::fprintf(stderr, "\rstreamlint: %zu/%zu C/C++ files, %.0f s", d, jobs.size(), elapsed);
+      else if (d == 1 || d == jobs.size() || now - printed >= std::chrono::seconds(10)) {
+        std::fprintf(stderr, "streamlint: [%zu/%zu] %.1f s %s\n", d, jobs.size(), elapsed, jobs[i].display.c_str());
+        printed = now;
+      }
     }
   };
   std::vector<std::thread> pool;

@@ -1,7 +1,11 @@
 // Baseline files: the findings a project has accepted, so a gate fails only on new ones.
 // Entries are identified by the same fingerprint as SARIF's partialFingerprints
-// (output/Fingerprint.h), with paths relative to the baseline file's directory, so the
-// baseline survives unrelated line shifts and runs from any working directory.
+// (output/Fingerprint.h), so the baseline survives unrelated line shifts. Version 2 (written
+// now): paths relative to the repository holding the baseline ("root": "repository"; else to
+// the baseline's directory, "../" allowed), '/'-separated: it matches in any clone, at any
+// path, written or read from any working directory. Version 1 (paths relative to the
+// baseline's directory, absolute outside it) is still read; its absolute entries are matched
+// in another clone by the part of their path below the repository.
 #pragma once
 #include <string>
 #include <vector>

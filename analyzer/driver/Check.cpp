@@ -182,7 +182,7 @@ void reportCppDiagnostics(const CheckOptions& opts, cxx::Result& out, ConfigReso
     res.cppSkipped += skipped;
     res.cppPartial += !skipped;
     auto cfg = configs.forFile(d.path);
-    d.properties["keepGoing"] = opts.keepGoing || (cfg && cfg->keepGoing);
+    d.properties["keepGoing"] = opts.keepGoing || (cfg && cfg->keepGoing) || d.properties.contains("runtimeCompiled");
     std::string header = d.properties.value("missingHeader", std::string());
     if (!header.empty()) byHeader[header].push_back(std::move(d));
     else res.diagnostics.push_back(std::move(d));
@@ -216,14 +216,53 @@ void reportCppDiagnostics(const CheckOptions& opts, cxx::Result& out, ConfigReso
   }
 }
 
+// A CUDA source that a Python file names ("chunked_kernel.cu") is usually compiled at run time
+// (NVRTC, cupy.RawKernel, torch.utils.cpp_extension.load) with flags only that code knows:
+// its parse failure says so, and is accepted like --keep-going's (the run is not failed for
+// a file no build compiles). Only failing files are looked up, so a clean run reads nothing.
+void explainRuntimeCompiled(std::vector<Finding>& diagnostics, const std::vector<std::string>& pythonFiles) {
+  std::map<std::string, std::vector<Finding*>> byName;  // quoted basename -> its failures
+  for (auto& d : diagnostics)
+    if (d.ruleId == "parse-error") byName["\"" + std::filesystem::path(d.path).filename().string() + "\""].push_back(&d);
+  if (byName.empty()) return;
+  for (const auto& py : pythonFiles) {  // each file read once, however many failures
+    std::string e;
+    auto file = SourceFile::load(py, e);
+    if (!file) continue;
+    const std::string_view text = file->text();
+    for (auto it = byName.begin(); it != byName.end();) {
+      const std::string& quoted = it->first;
+      std::string single = "'" + quoted.substr(1, quoted.size() - 2) + "'";
+      if (text.find(quoted) == std::string_view::npos && text.find(single) == std::string_view::npos) {
+        ++it;
+        continue;
+      }
+      for (Finding* d : it->second) {
+        d->message += "; " + py + " names it: a source compiled at run time (NVRTC, cupy, cpp_extension.load) is not"
+                      " counted as a failure (give its flags after --, or exclude it)";
+        if (!d->properties.is_object()) d->properties = nlohmann::json::object();
+        d->properties["runtimeCompiled"] = py;
+      }
+      it = byName.erase(it);
+    }
+    if (byName.empty()) return;
+  }
+}
+
 void checkCpp(const CheckOptions& opts, const std::vector<std::string>& files,
+              const std::vector<std::string>& pythonFiles,
               const std::vector<ActiveRule>& rules, ConfigResolver& configs, ProjectRoots& roots,
               CheckResult& res) {
   std::string err;
   cxx::AnalyzeFn analyze = loadCxxPlugin(err);
   if (!analyze) {
-    res.diagnostics.push_back({"input-error", Severity::Error, files.empty() ? opts.cxx.compileDbDir : files[0],
-                               {}, err, {}, {}});
+    // Like a file that cannot be parsed, a missing frontend costs C/C++ coverage only:
+    // --keep-going (or the config's keep-going) accepts that too.
+    const std::string where = files.empty() ? opts.cxx.compileDbDir : files[0];
+    auto cfg = configs.forFile(where);
+    Finding f{"input-error", Severity::Error, where, {}, err + "; or leave C/C++ out: --lang python", {}, {}};
+    f.properties = {{"keepGoing", opts.keepGoing || (cfg && cfg->keepGoing)}};
+    res.diagnostics.push_back(std::move(f));
     return;
   }
   cxx::Request req = opts.cxx;
@@ -232,6 +271,7 @@ void checkCpp(const CheckOptions& opts, const std::vector<std::string>& files,
   req.progress = opts.progress ? 1 : opts.progressLines ? 2 : 0;
   cxx::Result out;
   analyze(req, out);
+  explainRuntimeCompiled(out.diagnostics, pythonFiles);
   reportCppDiagnostics(opts, out, configs, res);
   res.files += out.analyzed;
   for (const auto& m : out.modules) {
@@ -251,6 +291,51 @@ void checkCpp(const CheckOptions& opts, const std::vector<std::string>& files,
 
 }  // namespace
 
+namespace {
+
+bool hasLanguage(const std::vector<std::string>& list, const char* lang) {
+  return std::find(list.begin(), list.end(), lang) != list.end();
+}
+
+// --lang, else the config's `languages`, else on (Python's default).
+bool languageWanted(const CheckOptions& opts, const Config& cfg, const char* lang) {
+  if (!opts.languages.empty()) return hasLanguage(opts.languages, lang);
+  return !cfg.languages || hasLanguage(*cfg.languages, lang);
+}
+
+// Whether a C/C++ file is analysed. Python-first, as clang-tidy is compile-database-first: a
+// PyTorch repository's C/C++ (extensions built by setup.py, kernels read by NVRTC) usually
+// has flags only its build knows, so a walk analyses it when a compilation database says how
+// to compile, or when asked (--lang, `languages`); a file named as an input is always asked
+// for. nullopt: left out by that default (listed, never a failure); false: left out by choice.
+std::optional<bool> cppWanted(const CheckOptions& opts, const Config& cfg, bool named) {
+  if (!opts.languages.empty()) return hasLanguage(opts.languages, "cpp");
+  if (cfg.languages) return hasLanguage(*cfg.languages, "cpp");
+  if (named || !opts.cxx.compileDbDir.empty()) return true;
+  return std::nullopt;
+}
+
+}  // namespace
+
+void mergeResults(CheckResult& whole, CheckResult part) {
+  auto append = [](std::vector<Finding>& to, std::vector<Finding>& from) {
+    for (auto& f : from) to.push_back(std::move(f));
+    sortFindings(to);
+  };
+  append(whole.findings, part.findings);
+  append(whole.diagnostics, part.diagnostics);
+  append(whole.hiddenDeliberate, part.hiddenDeliberate);
+  whole.files += part.files;
+  whole.cppUnits += part.cppUnits;
+  whole.cppSkipped += part.cppSkipped;
+  whole.cppPartial += part.cppPartial;
+  for (auto& f : part.cppOff) whole.cppOff.push_back(std::move(f));
+  whole.bytes += part.bytes;
+  whole.hiddenUnsure += part.hiddenUnsure;
+  whole.modelDump += part.modelDump;
+  whole.fixBasis.merge(part.fixBasis);
+}
+
 bool ruleSelected(const std::string& id, const CheckOptions& opts) {
   auto matches = [&](const std::vector<std::string>& list) {
     for (const auto& s : list)
@@ -263,8 +348,10 @@ bool ruleSelected(const std::string& id, const CheckOptions& opts) {
 
 CheckResult runCheck(const CheckOptions& opts) {
   CheckResult res;
-  WalkResult inputs = walkInputs(opts.paths);
+  WalkResult inputs = opts.walked ? *opts.walked : walkInputs(opts.paths);
   phaseDone("walk");
+  const std::vector<std::string> walkedPython = inputs.python;  // for explainRuntimeCompiled
+  if (!opts.runPython) inputs.python.clear(), inputs.errors.clear();  // the other half's
   for (const auto& e : inputs.errors) {
     std::string path = e.substr(0, e.find(": "));
     res.diagnostics.push_back({"input-error", Severity::Error, path, {}, e.substr(path.size() + 2), {}, {}});
@@ -288,6 +375,8 @@ CheckResult runCheck(const CheckOptions& opts) {
   // Configs are resolved here, before the workers start (the resolver is not thread-safe);
   // excluded files are dropped, named ones too, so pre-commit's file lists honour `exclude`.
   ConfigResolver configs(opts.configFile);
+  Config cliExclude;  // --extend-exclude: relative to the current directory (dir "")
+  for (const auto& g : opts.extendExclude) cliExclude.exclude.emplace_back(g);  // checked by the CLI
   ProjectRoots roots;  // like the configs, resolved before the workers start
   roots.setInputs(opts.paths);
   std::vector<std::shared_ptr<const Config>> pyConfigs;
@@ -297,16 +386,21 @@ CheckResult runCheck(const CheckOptions& opts) {
     const std::string& f = inputs.python[n];
     std::string canonical;
     auto cfg = configs.forFile(f, &canonical);
-    if (!cfg || cfg->excluded(f)) continue;
+    if (!cfg || cfg->excluded(f) || cliExclude.excluded(f) || !languageWanted(opts, *cfg, "python")) continue;
     pyConfigs.push_back(cfg);
     pyDeliberate.push_back(roots.deliberateReason(canonical, cfg->dir));
     pyKept.push_back(n);
   }
   {
     std::vector<std::string> kept;
-    for (auto& f : inputs.cpp) {
+    for (auto& f : opts.runCpp ? inputs.cpp : std::vector<std::string>{}) {
       auto cfg = configs.forFile(f);
-      if (cfg && !cfg->excluded(f)) kept.push_back(std::move(f));
+      if (!cfg || cfg->excluded(f) || cliExclude.excluded(f)) continue;
+      if (std::optional<bool> on = cppWanted(opts, *cfg, inputs.cppNamed.count(f) > 0)) {
+        if (*on) kept.push_back(std::move(f));
+      } else {
+        res.cppOff.push_back(std::move(f));  // left out by the default: listed once
+      }
     }
     inputs.cpp = std::move(kept);
   }
@@ -531,8 +625,9 @@ CheckResult runCheck(const CheckOptions& opts) {
     res.hiddenUnsure += s.hidden;
   }
 
-  if (!inputs.cpp.empty() || !opts.cxx.compileDbDir.empty()) {
-    checkCpp(opts, inputs.cpp, rules, configs, roots, res);
+  const bool cppOn = opts.languages.empty() || std::count(opts.languages.begin(), opts.languages.end(), "cpp");
+  if (opts.runCpp && (!inputs.cpp.empty() || (!opts.cxx.compileDbDir.empty() && !opts.compileDbFound && cppOn))) {
+    checkCpp(opts, inputs.cpp, walkedPython, rules, configs, roots, res);
     phaseDone("c/c++");
   }
   sortFindings(res.findings);

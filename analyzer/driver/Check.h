@@ -3,12 +3,14 @@
 // CLI and the rule-example tests.
 #pragma once
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/Finding.h"
 #include "cxx/CxxPlugin.h"
+#include "driver/FileWalk.h"
 
 namespace sl {
 
@@ -38,6 +40,23 @@ struct CheckOptions {
   int minConfidence = -1;
   // --keep-going: C/C++ files that cannot be parsed do not fail the run (config: keep-going).
   bool keepGoing = false;
+  // --lang python,cpp: the frontends that run (config: `languages`). Empty = the default:
+  // Python always; C/C++ when a compilation database is given (or found: the CLI sets
+  // cxx.compileDbDir) or for files named as inputs. Walked C/C++ files left out by the default
+  // are listed in CheckResult::cppOff, and do not fail the run.
+  std::vector<std::string> languages;
+  // cxx.compileDbDir was found beside the inputs, not given (-p): it gives the walked C/C++
+  // files their flags, but its own entries are not analysed when the walk found none.
+  bool compileDbFound = false;
+  // --extend-exclude: globs relative to the current directory, added to every config's exclude.
+  std::vector<std::string> extendExclude;
+  // Which halves of the run to do: the CLI caches the Python half (ResultCache.h) and runs the
+  // C/C++ half every time (headers are not tracked). Walk and config errors belong to the
+  // Python half.
+  bool runPython = true;
+  bool runCpp = true;
+  // The walk of `paths` when the caller did it already (the cache key's): not walked again.
+  std::shared_ptr<const WalkResult> walked;
   // --diff: judge only these Python files (absolute, canonical: ChangedLines::changedFiles), and
   // lower only the files their findings depend on (driver/DiffScope.h). Unset: every file.
   std::optional<std::vector<std::string>> pythonOnly;
@@ -57,6 +76,9 @@ struct CheckResult {
   size_t cppUnits = 0;               // C/C++ translation units attempted
   size_t cppSkipped = 0;             // ... of which none could be analysed
   size_t cppPartial = 0;             // ... analysed with errors (a missing header, code that did not parse)
+  // C/C++ files a directory walk found that the default leaves out (no compilation database,
+  // no `languages`): listed once, never a failure.
+  std::vector<std::string> cppOff;
   // Diagnostics whose "keepGoing" property is true (C/C++ parse failures under --keep-going or
   // the config's keep-going) are reported but do not make the run exit 2.
   size_t bytes = 0;
@@ -70,6 +92,8 @@ struct CheckResult {
 // Config errors (TOML syntax, unknown keys) stop the check before any analysis: the result
 // then holds only "config-error" diagnostics.
 CheckResult runCheck(const CheckOptions& opts);
+// Adds `part` (the other half of a run: CheckOptions::runPython/runCpp) to `whole`, sorted.
+void mergeResults(CheckResult& whole, CheckResult part);
 // Selection by the command line only (--select/--ignore).
 bool ruleSelected(const std::string& id, const CheckOptions& opts);
 

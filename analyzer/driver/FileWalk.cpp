@@ -71,10 +71,20 @@ bool isVirtualenv(const std::string& dir) {
   return ::stat((dir + "/pyvenv.cfg").c_str(), &st) == 0;
 }
 
-void add(const std::string& path, WalkResult& out) {
+// `./src/a.py` -> `src/a.py` (also `././a.py`); `./` alone stays.
+std::string withoutDotSlash(std::string path) {
+  while (path.size() > 2 && path.compare(0, 2, "./") == 0) path.erase(0, path.find_first_not_of('/', 2));
+  return path;
+}
+
+void add(const std::string& given, WalkResult& out, bool named = false) {
+  std::string path = withoutDotSlash(given);
   switch (classifyPath(path)) {
     case InputLang::Python: out.python.push_back(path); break;
-    case InputLang::Cpp: out.cpp.push_back(path); break;
+    case InputLang::Cpp:
+      if (named) out.cppNamed.insert(path);
+      out.cpp.push_back(path);
+      break;
     case InputLang::Other: break;
   }
 }
@@ -94,7 +104,7 @@ void walkDir(const std::string& dir, std::vector<IgnoreFile>& ignores, WalkResul
       struct stat st{};
       if (::stat(p.c_str(), &st) != 0) {
         if (classifyPath(p) != InputLang::Other)
-          out.errors.push_back(p + ": " + (errno == ELOOP ? "symlink loop" : std::strerror(errno)));
+          out.errors.push_back(withoutDotSlash(p) + ": " + (errno == ELOOP ? "symlink loop" : std::strerror(errno)));
         continue;
       }
       if (S_ISDIR(st.st_mode)) continue;
@@ -152,10 +162,10 @@ WalkResult walkInputs(const std::vector<std::string>& paths) {
       std::ifstream in(p);
       std::string first;
       std::getline(in, first);
-      if (first.rfind("#!", 0) == 0 && first.find("python") != std::string::npos) out.python.push_back(p);
+      if (first.rfind("#!", 0) == 0 && first.find("python") != std::string::npos) out.python.push_back(withoutDotSlash(p));
       else out.errors.push_back(p + ": not a Python or C/C++/CUDA source (by extension or shebang)");
     } else {
-      add(p, out);
+      add(p, out, true);
     }
   }
   CanonicalPaths canonical;

@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bump when CheckResult's meaning or this file's format changes.
-constexpr const char* kFormat = "streamlint-result-cache-3";
+constexpr const char* kFormat = "streamlint-result-cache-4";  // 4: the Python half of a run
 constexpr size_t kKeep = 16;
 // The mark of a directory this cache made (the CACHEDIR.TAG convention: backup tools skip it).
 // Only a directory holding it is written to, and only this cache's own entries in it pruned.
@@ -260,11 +260,13 @@ std::string ResultCache::defaultDir() {
   return env && *env ? env : ".streamlint_cache";
 }
 
-std::string ResultCache::keyFor(const CheckOptions& opts) {
+std::string ResultCache::keyFor(const CheckOptions& opts, bool* cppWork, WalkResult* walk) {
   const time_t now = ::time(nullptr);  // before any stat: a change after it must count as racy
-  if (opts.dumpModel || !opts.cxx.compileDbDir.empty()) return "";
   WalkResult inputs = walkInputs(opts.paths);
-  if (!inputs.cpp.empty()) return "";
+  if (walk) *walk = inputs;
+  // The C/C++ half runs every time: it has files to analyse or list, or a database to read.
+  if (cppWork) *cppWork = !inputs.cpp.empty() || !opts.cxx.compileDbDir.empty();
+  if (opts.dumpModel) return "";
   std::ostringstream key;
   key << kFormat << "\n";
   struct stat self{};
@@ -280,6 +282,8 @@ std::string ResultCache::keyFor(const CheckOptions& opts) {
   list("paths", opts.paths);
   list("select", opts.select);
   list("ignore", opts.ignore);
+  list("languages", opts.languages);
+  list("extend-exclude", opts.extendExclude);
   if (opts.pythonOnly) list("judged", *opts.pythonOnly);  // --diff: only these files were judged
   const char* noPrefilter = std::getenv("STREAMLINT_NO_PREFILTER");
   key << "flags " << opts.reportUnusedSuppressions << opts.checkDeliberateCode << opts.prefilter

@@ -7,9 +7,10 @@
 // them (any write moves the change time, which no tool can set back), so inputs are not read twice
 // on a miss — and each directory above an input: its `.streamlint.toml` and
 // `pyproject.toml` (content or absence) and whether it holds `.git` (deliberate-code roots).
-// Python analysis is project-wide, so one key covers the whole run: any changed file means a
-// full analysis. Runs with C/C++ inputs are not cached (their headers are not tracked), nor are
-// --dump-model runs, nor runs where an input changed in the current second or later (its
+// Python analysis is project-wide, so one key covers the whole Python half of a run: any
+// changed file means a full analysis. Only that half is cached: the C/C++ half of a run with
+// C/C++ inputs is analysed every time (headers are not tracked; CheckOptions::runCpp), so one
+// C/C++ file no longer costs the Python half its cache. Not cached: --dump-model runs, nor runs where an input changed in the current second or later (its
 // identity cannot tell a same-size edit later in that second on a file system with 1-second
 // timestamps: git's "racily clean" case; the next run caches it). Entries are JSON files under
 // DIR/results/, the newest 16 kept. DIR is the cache's own: made by it and tagged with a
@@ -29,8 +30,10 @@ class ResultCache {
   explicit ResultCache(std::string dir);
   static std::string defaultDir();
 
-  // The key of this run, or "" when the run cannot be cached.
-  static std::string keyFor(const CheckOptions& opts);
+  // The key of this run's Python half, or "" when it cannot be cached. `cppWork`: whether the
+  // run has a C/C++ half (C/C++ files, or a compilation database).
+  // `walk`, when given, receives the walk of the inputs (the run need not walk them again).
+  static std::string keyFor(const CheckOptions& opts, bool* cppWork = nullptr, WalkResult* walk = nullptr);
   std::optional<CheckResult> load(const std::string& key) const;
   // Stores `res` under `key`. A directory that is not the cache's only costs the next run its
   // speed (`note` says why); a failed write (a full disk) is `failed` too: the run exits 2.

@@ -26,7 +26,7 @@ std::string currentDir() {
   return ec ? std::string("/") : cwd;
 }
 
-Fingerprinter::Fingerprinter(std::string root) {
+Fingerprinter::Fingerprinter(std::string root, bool portable) : portable_(portable) {
   std::error_code ec;
   root_ = fs::weakly_canonical(fs::absolute(root, ec), ec).string();
 }
@@ -35,12 +35,14 @@ std::string Fingerprinter::relative(const std::string& path) const {
   std::error_code ec;
   fs::path abs = fs::weakly_canonical(fs::absolute(path, ec), ec);
   fs::path rel = abs.lexically_relative(root_);
-  if (!rel.empty() && *rel.begin() != "..") return rel.generic_string();
+  if (!rel.empty() && (portable_ || *rel.begin() != "..")) return rel.generic_string();
   return abs.generic_string();
 }
 
-std::string Fingerprinter::next(const Finding& f) {
-  std::string identity = f.ruleId + "|" + relative(f.path) + "|" + trim(src_.line(f.path, f.loc.line));
+std::string Fingerprinter::next(const Finding& f) { return nextAs(f, relative(f.path)); }
+
+std::string Fingerprinter::nextAs(const Finding& f, const std::string& path) {
+  std::string identity = f.ruleId + "|" + path + "|" + trim(src_.line(f.path, f.loc.line));
   int occurrence = ++seen_[identity];
   char buf[40];
   std::snprintf(buf, sizeof buf, "%016llx:%d", static_cast<unsigned long long>(fnv1a(identity)), occurrence);

@@ -15,15 +15,21 @@ namespace sl {
 // does. The hash is FNV-1a 64, spelled out so fingerprints stay equal across builds.
 class Fingerprinter {
  public:
-  explicit Fingerprinter(std::string root);  // root: absolute directory
+  // root: absolute directory. portable: paths outside the root are relative too ("../x.py"),
+  // not absolute (baselines: the same in every clone).
+  explicit Fingerprinter(std::string root, bool portable = false);
   // "<16 hex digits>:<occurrence>"; call once per finding, in output order.
   std::string next(const Finding& f);
-  // `path` relative to the root when inside it ("pkg/a.py"), else its absolute path.
+  // The same with `path` standing for the finding's path (a version-1 baseline's absolute one).
+  std::string nextAs(const Finding& f, const std::string& path);
+  // `path` relative to the root when inside it ("pkg/a.py"), else its absolute path (or, when
+  // portable, its relative path: "../x.py").
   std::string relative(const std::string& path) const;
   const std::string& root() const { return root_; }
 
  private:
   std::string root_;
+  bool portable_ = false;
   SourceCache src_;
   std::map<std::string, int> seen_;  // identity -> occurrences so far
 };

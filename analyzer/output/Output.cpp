@@ -78,8 +78,8 @@ void writeFindings(std::ostream& os, const std::vector<Finding>& findings,
 }
 
 void writeStatistics(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o) {
-  std::map<std::string, size_t> counts;
-  for (const auto& f : findings) ++counts[f.ruleId];
+  std::map<std::string, size_t> counts, fixable;
+  for (const auto& f : findings) ++counts[f.ruleId], fixable[f.ruleId] += !f.fixes.empty();
   std::vector<std::pair<std::string, size_t>> rows(counts.begin(), counts.end());
   std::stable_sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.second > b.second; });
   auto nameOf = [&](const std::string& id) -> std::string {
@@ -90,11 +90,14 @@ void writeStatistics(std::ostream& os, const std::vector<Finding>& findings, con
   };
   if (o.format == Format::Json) {
     nlohmann::json arr = nlohmann::json::array();
-    for (const auto& [id, n] : rows) arr.push_back({{"code", id}, {"name", nameOf(id)}, {"count", n}});
+    for (const auto& [id, n] : rows)
+      arr.push_back({{"code", id}, {"name", nameOf(id)}, {"count", n}, {"fixable", fixable[id] > 0}});
     os << arr.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
   }
-  for (const auto& [id, n] : rows) os << std::setw(6) << n << "  " << id << "  " << nameOf(id) << "\n";
+  // ruff's marker: [*] when --fix fixes (some of) the rule's findings, [ ] when it fixes none.
+  for (const auto& [id, n] : rows)
+    os << std::setw(6) << n << "  " << id << "  " << (fixable[id] ? "[*] " : "[ ] ") << nameOf(id) << "\n";
   if (o.hidden.empty()) return;
   // The hidden notes, per rule and reason: what --check-deliberate-code would add.
   std::map<std::pair<std::string, std::string>, size_t> hidden;

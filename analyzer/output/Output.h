@@ -39,6 +39,11 @@ struct OutputOptions {
 std::string commandLine(const std::string& tool, const std::vector<std::string>& args);
 // "N performance notes in deliberate code hidden (...; --check-deliberate-code shows them)".
 std::string hiddenSummary(size_t n);
+// "5 findings (SL303: 2, SL401: 1); 2 fixable with --fix": the text summary line, also
+// concise's in `check` (ruff's "Found N errors." after either format).
+std::string findingsSummary(const std::vector<Finding>& findings, size_t hidden);
+// "1 file" / "2 files": counts in summaries are spelled as English reads them.
+std::string plural(size_t n, const char* one, const char* many);
 // Text: `path:line:col: severity: message [ID]`, the source line, a caret, then notes.
 void writeText(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o);
 // Concise: the first line of text output only, one line per finding (grep, editors, CI logs).

@@ -52,21 +52,29 @@ void writeOne(std::ostream& os, SourceCache& src, const OutputOptions& o, const 
 
 void writeText(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o) {
   SourceCache src;
-  std::map<std::string, int> perRule;
   for (const auto& f : findings) {
     writeOne(os, src, o, f.path, f.loc, f.severity, f.message, " [" + f.ruleId + "]");
     for (const auto& n : f.notes) writeOne(os, src, o, n.path, n.loc, Severity::Note, n.message, "");
-    ++perRule[f.ruleId];
   }
   if (findings.empty() || !o.summary) return;
-  os << findings.size() << (findings.size() == 1 ? " finding" : " findings") << " (";
+  os << findingsSummary(findings, o.hidden.size()) << "\n";
+}
+
+std::string plural(size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string findingsSummary(const std::vector<Finding>& findings, size_t hidden) {
+  std::map<std::string, int> perRule;
+  for (const auto& f : findings) ++perRule[f.ruleId];
+  std::string line = plural(findings.size(), "finding", "findings") + " (";
   bool first = true;
-  for (const auto& [id, n] : perRule) os << (first ? "" : ", ") << id << ": " << n, first = false;
-  os << ")";
-  if (!o.hidden.empty()) os << "; " << hiddenSummary(o.hidden.size());
+  for (const auto& [id, n] : perRule) line += (first ? "" : ", ") + id + ": " + std::to_string(n), first = false;
+  line += ")";
+  if (hidden) line += "; " + hiddenSummary(hidden);
   size_t fixable = std::count_if(findings.begin(), findings.end(), [](const Finding& f) { return !f.fixes.empty(); });
-  if (fixable) os << "; " << fixable << " fixable with --fix";
-  os << "\n";
+  if (fixable) line += "; " + std::to_string(fixable) + " fixable with --fix";
+  return line;
 }
 
 void writeConcise(std::ostream& os, const std::vector<Finding>& findings, const OutputOptions& o) {

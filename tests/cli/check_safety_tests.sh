@@ -154,7 +154,7 @@ done
 r=$tmp/repo && mkdir -p "$r"
 printf '__global__ void k() {}\n' >"$r/k.cu"
 printf 'open(%s, "w").write("ran")\n' "'$tmp/pwned'" >"$r/sysconfig.py"
-(cd "$r" && "$SL" check --no-cache --keep-going . >"$tmp/out" 2>"$tmp/err")
+(cd "$r" && "$SL" check --no-cache --lang python,cpp --keep-going . >"$tmp/out" 2>"$tmp/err")
 if [ ! -e "$tmp/pwned" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL probe-ran-project-code"; fi
 
 # --diff: names with spaces and non-ASCII letters (git quotes them) are read; a REV that looks

@@ -13,3 +13,8 @@ find_package(Python3 REQUIRED COMPONENTS Interpreter)
 add_test(NAME cli.diff_scope COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/diff_scope_test.py
          $<TARGET_FILE:streamlint> ${CMAKE_SOURCE_DIR})
 set_tests_properties(cli.diff_scope PROPERTIES TIMEOUT 120)
+# Issue 32: mixed Python + C/C++ repositories (Python first), portable baselines, ruff parity,
+# docs/github-actions.md's Annotate step on push and pull_request events.
+add_test(NAME cli.mixed_repo COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/mixed_repo_tests.sh $<TARGET_FILE:streamlint>
+         WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+set_tests_properties(cli.mixed_repo PROPERTIES TIMEOUT 300)

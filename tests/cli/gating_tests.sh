@@ -47,7 +47,7 @@ lines lintrunner-no-paths-empty "$tmp/out" 0
 # --statistics: counts per rule, most frequent first; exit status unchanged.
 check statistics 1 "$SL" check --statistics "$seed"
 lines statistics-rows "$tmp/out" 3
-expect_in statistics-row "$tmp/out" "     1  SL401  backward-in-side-stream"
+expect_in statistics-row "$tmp/out" "     1  SL401  [ ] backward-in-side-stream"
 check statistics-json 1 "$SL" check --statistics --format json "$seed"
 expect_in statistics-json-row "$tmp/out" '"code": "SL303"'
 
@@ -151,10 +151,10 @@ expect_in deliberate-flag-shown "$tmp/out" '"rule": "SL303"'
 printf '[tool.streamlint]\ncheck-deliberate-code = true\n' >"$dp/pyproject.toml"
 check deliberate-config 1 "$SL" check --format json "$dp"
 expect_in deliberate-config-shown "$tmp/out" '"rule": "SL501"'
-# Only hidden notes: no findings (exit 0), and the count on stderr. Naming the file changes nothing.
+# Only hidden notes: no findings (exit 0), and the count on the summary line. Naming the file changes nothing.
 printf '[tool.streamlint]\n' >"$dp/pyproject.toml"
 check deliberate-only-hidden 0 "$SL" check "$dp/tests/timing.py"
-expect_in deliberate-only-hidden-msg "$tmp/err" "no findings; 4 performance notes in deliberate code hidden"
+expect_in deliberate-only-hidden-msg "$tmp/out" "no findings; 4 performance notes in deliberate code hidden"
 
 # Project knowledge: DeepSpeed-style stream wrappers and a DualPipe-style backward helper.
 cat >"$tmp/ds.py" <<'PY'
@@ -247,14 +247,14 @@ check diff-no-repo 2 "$SL" check --select SL303 --diff HEAD "$tmp/nope-dir"
 # a changed header makes every one of them count again.
 cxx=$tmp/cxxrepo && mkdir -p "$cxx" && cp "$ROOT"/rules/SL601-*/bad.cu "$cxx/k.cu" && printf '#pragma once\n' >"$cxx/k.h"
 git -C "$cxx" init -q && git -C "$cxx" add . && git -C "$cxx" -c user.name=t -c user.email=t@t commit -qm base
-check diff-cxx-unchanged 0 "$SL" check --select SL601 --diff HEAD "$cxx"
+check diff-cxx-unchanged 0 "$SL" check --lang cpp --select SL601 --diff HEAD "$cxx"
 expect_in diff-cxx-unchanged-none "$tmp/err" "0 files analysed"
 printf 'void more(float* d, int n) { scale<<<1, 256>>>(d, 1.0f, n); }\n' >>"$cxx/k.cu"
-check diff-cxx-changed 1 "$SL" check --select SL601 --format json --diff HEAD "$cxx"
+check diff-cxx-changed 1 "$SL" check --lang cpp --select SL601 --format json --diff HEAD "$cxx"
 expect_in diff-cxx-changed-line "$tmp/out" "\"line\": $(wc -l <"$cxx/k.cu")"
 git -C "$cxx" checkout -q k.cu && printf '// changed\n' >>"$cxx/k.h"
-check diff-cxx-header 0 "$SL" check --select SL601 --diff HEAD "$cxx"
-expect_in diff-cxx-header-all "$tmp/err" "1 files analysed"
+check diff-cxx-header 0 "$SL" check --lang cpp --select SL601 --diff HEAD "$cxx"
+expect_in diff-cxx-header-all "$tmp/err" "1 file analysed"
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
