@@ -61,7 +61,9 @@ def assert_sites(findings, source):
            for f in findings if os.path.basename(f["path"]) == os.path.basename(source)}
     check(got == want, f"SL901 sites of {source}: want {want}, got {got}\n{json.dumps(findings, indent=1)}")
     for f in findings:
-        check(f["rule"] == "SL901" and f["severity"] == "warning", f"unexpected finding {f}")
+        # One-time set-up is a note, a per-step cost a warning (issue 32).
+        want_severity = "note" if f["properties"].get("phase") == "set-up" else "warning"
+        check(f["rule"] == "SL901" and f["severity"] == want_severity, f"unexpected finding {f}")
 
 
 def bench_module(name):
@@ -575,14 +577,14 @@ def fixture_driver_level(tmp):
 
 def fixture_profiler(tmp):
     p = report(os.path.join(FIXTURES, "h200-profiler-program.slog"))
-    check("yielded to a profiler" in p.stderr, f"the yield must be reported: {p.stderr}")
+    check("yielded to a profiler" in p.stdout, f"the yield must be reported (summary, stdout): {p.stdout}")
 
 
 def fixture_injection(tmp):
     """A torch program recorded on the H200 through CUDA_INJECTION64_PATH: GPU activity only
     (11 kernels and a copy), no host calls."""
     p = report(os.path.join(FIXTURES, "h200-injection.slog"))
-    check("0 CUDA calls, 12 GPU activity records" in p.stderr, f"activity-only log: {p.stderr}")
+    check("0 CUDA calls, 12 GPU activity records" in p.stdout, f"activity-only log (summary on stdout): {p.stdout}")
 
 
 # --- GPU scenarios (ctest label gpu) -------------------------------------------------------------
