@@ -41,6 +41,26 @@ const std::regex& asyncCallStream() {  // cudaMemcpyAsync(dst, src, n, kind, NAM
   return re;
 }
 
+// `c10::cuda::CUDAStreamGuard guard(side);` (also OptionalCUDAStreamGuard, brace init).
+const std::regex& streamGuard() {
+  static const std::regex re(R"(StreamGuard\s+\w+\s*[({]\s*([A-Za-z_][\w.]*)\s*[)}])");
+  return re;
+}
+
+// C++: a stream guard earlier in an enclosing block of the line (braces counted upwards; a
+// guard inside a block that closed before the line does not count), up to the function's start.
+std::string enclosingGuard(const std::vector<std::string>& lines, size_t at) {
+  int depth = 0;  // > 0: inside a block that closed before `at`
+  for (size_t i = at; i-- > 0 && at - i <= 200;) {
+    const std::string& l = lines[i];
+    for (size_t k = l.size(); k-- > 0;) depth += l[k] == '}' ? 1 : l[k] == '{' ? -1 : 0;
+    std::smatch m;
+    if (depth <= 0 && std::regex_search(l, m, streamGuard())) return m[1];
+    if (depth < 0 && !l.empty() && l[0] != ' ' && l[0] != '\t' && l[0] != '{' && l[0] != '#') break;  // the function
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string streamVariableAt(const std::vector<std::string>& lines, size_t at, bool python) {
@@ -50,7 +70,7 @@ std::string streamVariableAt(const std::vector<std::string>& lines, size_t at, b
   if (!python) {
     if (std::regex_search(here, m, launchStream()) || std::regex_search(here, m, asyncCallStream()))
       return m[1] == "0" || m[1] == "nullptr" || m[1] == "NULL" ? "" : std::string(m[1]);
-    return "";
+    return enclosingGuard(lines, at);
   }
   if (std::regex_search(here, m, streamKeyword())) return m[1];
   // Up through the enclosing blocks (each less indented than the last) to the function's start.

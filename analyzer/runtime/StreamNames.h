@@ -1,7 +1,8 @@
 // Streams named as the source names them (issue 32): "stream 14" in a report means nothing to the
 // user whose code says `backward_stream`. A stream's name is read from the user lines that queued
-// work on it: the enclosing `with torch.cuda.stream(NAME):` of a Python line, or the stream
-// argument of a C++/CUDA launch or async call (`<<<g, b, 0, NAME>>>`, `cudaMemcpyAsync(..., NAME)`).
+// work on it: the enclosing `with torch.cuda.stream(NAME):` of a Python line; the stream argument
+// of a C++/CUDA launch or async call (`<<<g, b, 0, NAME>>>`, `cudaMemcpyAsync(..., NAME)`), else
+// a `CUDAStreamGuard guard(NAME)` in an enclosing block (LibTorch).
 // The label then reads "backward_stream (stream 14)" everywhere (StreamInfo::label).
 #pragma once
 #include <string>

@@ -89,6 +89,15 @@ TEST(StreamNames, FromTheEnclosingWithOrTheLaunchArguments) {
   EXPECT_EQ(streamVariableAt({"  kernel<<<grid, 256, 0, copy_stream>>>(p);"}, 0, false), "copy_stream");
   EXPECT_EQ(streamVariableAt({"  cudaMemcpyAsync(d, h, n, cudaMemcpyHostToDevice, s1);"}, 0, false), "s1");
   EXPECT_EQ(streamVariableAt({"  kernel<<<grid, 256, 0, 0>>>(p);"}, 0, false), "");
+  std::vector<std::string> cpp = {"void step() {",
+                                  "  {",
+                                  "    c10::cuda::CUDAStreamGuard guard(side);",
+                                  "    loss1.backward();",
+                                  "  }",
+                                  "  loss0.backward();",
+                                  "}"};
+  EXPECT_EQ(streamVariableAt(cpp, 3, false), "side");
+  EXPECT_EQ(streamVariableAt(cpp, 5, false), "");  // the guard's block closed before this line
 }
 
 TEST(StreamNames, TheLabelPutsTheNameFirstAndTheNumberBeside) {

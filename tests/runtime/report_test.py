@@ -321,10 +321,38 @@ def dataloader_threads():
     check(not left, f"SL901 left at library lines: {left}")
 
 
+def advice_fits_the_call():
+    """Issue 32, on the H200 logs: a stream made once at module level (`calc_stream =
+    torch.cuda.Stream()`, 4.8 s waiting for queued matmuls) is not told to create streams once;
+    `print(step, float(z[0]))`'s pinned staging buffer (cudaHostAlloc) is not told to avoid
+    empty_cache(); streams carry the source's names; set-up sites are notes."""
+    timing = os.path.join(HERE, "fixtures", "h200-timing-experiment.slog")
+    findings, _ = report_json(timing)
+    create = [f for f in find(findings, "SL901", 19, "stream_timing_experiment.py")
+              if f["properties"]["api"].startswith("cudaStreamCreate")]
+    check(create and "create streams once" not in create[0]["message"]
+          and "creates its streams once" in create[0]["message"], f"stream made once: {create}")
+    check(all(f["severity"] == "note" for f in create), f"one-time set-up is a note: {create}")
+    race_log = rule_log("SL904", "bad")
+    findings, _ = report_json(race_log)
+    pinned = [f for f in find(findings, "SL901", 12, "missing_wait.py") if f["properties"]["api"] == "cudaHostAlloc"]
+    check(pinned and "empty_cache" not in pinned[0]["message"] and "float(t)" in pinned[0]["message"],
+          f"print(float(z[0])) staging buffer: {pinned}")
+    # Streams by the source's names, the number beside (the seed's side stream is stream 14).
+    findings, procs = report_json(rule_log("SL903", "bad"), "examples/python/seed")
+    check("backward_stream (stream 14)" in streams(procs), f"stream names: {list(streams(procs))}")
+    text = report(rule_log("SL903", "bad"), "examples/python/seed").stdout
+    check("on backward_stream (stream 14)" in text and "region on stream 14" not in text, f"text names: {text[:1500]}")
+    # Text folds the set-up sites into one note entry; JSON keeps each (as notes).
+    check(text.count("one-time set-up blocked the host for") == 1, f"one folded set-up entry: {text[-3000:]}")
+    setup_json = [f for f in findings if f["rule"] == "SL901" and f["properties"].get("phase") == "set-up"]
+    check(len(setup_json) > 1 and all(f["severity"] == "note" for f in setup_json), f"JSON set-up sites: {setup_json}")
+
+
 SCENARIOS = {f.__name__: f for f in (seed_overlap, fixed_overlap, small_chunk, timing_experiment,
                                      cuda_example, libtorch_example, static_sarif, output_failures, html_and_trace,
                                      sampled_overlap, setup_and_per_step, side_streams_one_line,
-                                     autograd_thread_lines, dataloader_threads)}
+                                     autograd_thread_lines, dataloader_threads, advice_fits_the_call)}
 
 
 def main():
