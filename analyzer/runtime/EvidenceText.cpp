@@ -77,12 +77,15 @@ void say(const nlohmann::json& p, std::vector<std::string>& out, std::set<std::s
   for (const char* k : {"costMicros", "function", "confidence", "evidence", "kind", "nativeAddress", "sites", "pid"})
     used.insert(k);
 
-  if (has("blockedMicros")) {
-    std::string api = has("api") ? "`" + str("api") + "` blocked" : "Blocked";
-    std::string s = api + " the host for " + us(num("blockedMicros"));
+  if (has("blockedMicros") && has("api")) {  // one API's calls at a site (SL901)
+    std::string s = "`" + str("api") + "` blocked the host for " + us(num("blockedMicros"));
     if (has("calls")) s += " in " + count(uint64_t(num("calls")), "call", "calls");
     if (has("maxBlockedMicros") && p.value("calls", 0) > 1) s += " (longest " + us(num("maxBlockedMicros")) + ")";
     out.push_back(s + ".");
+  } else if (has("blockedMicros")) {  // a line's calls of every API (a paired static finding)
+    std::string s = has("calls") ? "Its " + count(uint64_t(num("calls")), "CUDA call", "CUDA calls") + " blocked the host for "
+                                 : "Blocked the host for ";
+    out.push_back(s + us(num("blockedMicros")) + (has("calls") ? " in total." : "."));
   } else if (has("calls")) {
     out.push_back(count(uint64_t(num("calls")), "CUDA call", "CUDA calls") + " from this line.");
   }
@@ -137,6 +140,8 @@ void say(const nlohmann::json& p, std::vector<std::string>& out, std::set<std::s
       out.push_back("GPU timing " + g.value("mode", std::string("sampled")) + ": " + us(g.value("timedMicros", 0.0)) +
                     " of the run's " + us(g.value("runMicros", 0.0)) + " were timed.");
   }
+  if (has("gpuTimedCalls"))
+    out.push_back(std::to_string(uint64_t(num("gpuTimedCalls"))) + " of its calls fell in GPU-timed windows (their GPU work is what was timed).");
   if (has("processes") && num("processes") > 1) out.push_back("In " + std::to_string(uint64_t(num("processes"))) + " processes.");
   used.insert("processes");
   if (has("threads") && num("threads") > 1) out.push_back("On " + std::to_string(uint64_t(num("threads"))) + " threads.");

@@ -119,7 +119,12 @@ TEST(EvidenceText, SentencesWithUnitsNotKeys) {
   EXPECT_NE(all.find("One-time set-up"), std::string::npos) << all;
   EXPECT_NE(all.find("Calls: 672 kernel launches, 13 cudaMemcpyAsync."), std::string::npos) << all;
   EXPECT_NE(all.find("1.60 s of the run's 31.20 s were timed"), std::string::npos) << all;
-  for (const char* raw : {"Micros", "inside library", "__cudaLaunchKernel", "false", "costMicros"})
+  nlohmann::json paired = {{"runtime", {{"calls", 920}, {"blockedMicros", 1742.8}, {"gpuTimedCalls", 280},
+                                         {"status", "measured"}}}};
+  for (const auto& s : evidenceSentences(paired)) all += s + "\n";
+  EXPECT_NE(all.find("Its 920 CUDA calls blocked the host for 1.74 ms in total."), std::string::npos) << all;
+  EXPECT_NE(all.find("280 of its calls fell in GPU-timed windows"), std::string::npos) << all;
+  for (const char* raw : {"Micros", "inside library", "__cudaLaunchKernel", "false", "costMicros", "gpu timed calls"})
     EXPECT_EQ(all.find(raw), std::string::npos) << raw << " in:\n" << all;
 }
 
