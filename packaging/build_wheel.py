@@ -9,8 +9,9 @@
       (Debian/Ubuntu: apt install libclang-cpp19 libllvm19).
 
 usage: build_wheel.py --build BUILD_DIR --out DIST_DIR [--version V] [--cxx]
-The version is V, else `git describe` of the source tree (v0.2.0 -> 0.2.0, 5 commits later
--> 0.2.0.post5+gSHA), else 0.1.0.dev0+gSHA when there is no tag.
+The version is what the built binary says (`streamlint --version`: `git describe` of the source
+tree at build time, cmake/version.cmake: v0.2.0 -> 0.2.0, 5 commits later -> 0.2.0.post5+gSHA,
+0.1.0.dev0+gSHA when there is no tag). --version V only checks that it is V (a release).
 """
 import argparse
 import base64
@@ -31,17 +32,14 @@ def fail(msg):
     sys.exit(2)
 
 
-def git_version():
-    def git(*args):
-        p = subprocess.run(["git", "-C", ROOT, *args], capture_output=True, text=True)
-        return p.stdout.strip() if p.returncode == 0 else ""
-    sha = git("rev-parse", "--short=10", "HEAD") or "unknown"
-    desc = git("describe", "--tags", "--match", "v[0-9]*", "--long")
-    m = re.match(r"v(\d+(?:\.\d+)*)-(\d+)-g([0-9a-f]+)$", desc)
-    if not m:
-        return "0.1.0.dev0+g" + sha
-    base, ahead, _ = m.groups()
-    return base if ahead == "0" else "%s.post%s+g%s" % (base, ahead, sha)
+def binary_version(exe):
+    """The version the built binary states (`streamlint --version`; cmake/version.cmake made it
+    from git describe): the wheel is named by it, so pip and the tool never disagree."""
+    p = subprocess.run([exe, "--version"], capture_output=True, text=True)
+    m = re.match(r"streamlint (\S+)$", p.stdout.strip())
+    if p.returncode != 0 or not m:
+        fail("%s --version did not say its version (%r)" % (exe, p.stdout + p.stderr))
+    return m.group(1)
 
 
 def glibc_floor(paths):
@@ -113,7 +111,11 @@ def build(build_dir, out_dir, version=None, cxx_wheel=False, bundle_cxx=False):
     for p in [exe, interposer, sitecustomize] + ([plugin] if cxx_wheel or bundle_cxx else []):
         if not os.path.isfile(p):
             fail("%s is missing: build first (make build)" % p)
-    version = version or git_version()
+    built = binary_version(exe)
+    if version and version != built:
+        fail("--version %s, but %s says %s: configure with -DSL_VERSION_OVERRIDE=%s and rebuild"
+             % (version, exe, built, version))
+    version = built
     os.makedirs(out_dir, exist_ok=True)
     tmp = os.path.join(out_dir, ".strip")
     os.makedirs(tmp, exist_ok=True)
@@ -153,7 +155,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--version")
+    ap.add_argument("--version", help="fail unless the binary states this version")
     ap.add_argument("--cxx", action="store_true", help="also the C/C++ frontend wheel")
     args = ap.parse_args()
     for m in build(args.build, args.out, args.version, cxx_wheel=args.cxx):

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/Commands.h"
+#include "sl_version.h"
 
 namespace {
 
@@ -43,7 +44,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (cmd == "--version") {
-    std::printf("streamlint 0.1.0\n");
+    std::printf("streamlint %s\n", SL_VERSION);  // the wheel's version (cmake/version.cmake)
     return 0;
   }
   for (const auto& c : kCommands)

@@ -11,6 +11,7 @@
 #include "output/Output.h"
 #include "output/Fingerprint.h"
 #include "rules/Rule.h"
+#include "sl_version.h"
 
 namespace sl {
 // Declared with RuleInfo (rules/Rule.h); here because the SARIF writer (core) is its user.
@@ -116,7 +117,7 @@ void writeSarif(std::ostream& os, const std::vector<Finding>& findings, const Ou
 
   json run = {
       {"tool", {{"driver", {{"name", "streamlint"},
-                            {"version", "0.1.0"},
+                            {"version", SL_VERSION},
                             {"rules", rules}}}}},
       {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", "file://" + root + "/"}}}}},
       {"invocations", json::array({invocation})},

@@ -38,34 +38,6 @@ const char* kindName(ApiClass c) {
   }
 }
 
-// The mechanism and the remedy, per kind of blocking call.
-const char* explain(ApiClass c) {
-  switch (c) {
-    case ApiClass::Sync:
-      return "the CPU waits here until the GPU has finished the queued work and queues nothing "
-             "meanwhile; synchronize once outside the hot loop, or order work with events / "
-             "wait_stream instead";
-    case ApiClass::Alloc:
-    case ApiClass::Free:
-      return "device allocation and free synchronize the device; allocate once and reuse the "
-             "buffer (keep tensors alive across iterations, avoid empty_cache())";
-    case ApiClass::Copy:
-      return "a blocking copy waits for all earlier work on the device; copy from pinned memory "
-             "with non_blocking=True and synchronize once where the result is needed";
-    case ApiClass::CopyAsync:
-      return "this asynchronous copy still blocked the host, which happens when the host buffer "
-             "is pageable; pin it (pin_memory()) so the copy can overlap";
-    case ApiClass::StreamLife:
-      return "creating or destroying a stream waited for work already queued on the device; "
-             "create streams once, before the GPU is busy, and reuse them";
-    case ApiClass::EventLife:
-      return "creating or destroying an event waited for the device; create events once and "
-             "reuse them";
-    default:
-      return "the host waited for the device here";
-  }
-}
-
 struct Site {
   std::string path;
   uint32_t line = 0;
@@ -141,6 +113,59 @@ bool insideLibrary(const Site& s) { return !s.line || isLibraryCode(s.path); }
 // blocked. Measured in calls, not seconds: start-up (imports, NCCL init) can take longer than
 // the training it precedes.
 bool perStep(const Site& s) { return s.calls >= 3 && s.spanShare >= 0.5; }
+
+// Pinned host memory: PyTorch's caching host allocator stages device-to-host reads in it.
+bool pinnedHostApi(const std::string& api) {
+  return api == "cudaHostAlloc" || api == "cudaMallocHost" || api == "cudaFreeHost" ||
+         api == "cuMemHostAlloc" || api == "cuMemAllocHost" || api == "cuMemFreeHost";
+}
+
+// The mechanism and the remedy, per kind of blocking call and what the site did: advice that
+// fits the call. A line that creates its streams once is not told to create them once, and a
+// pinned staging buffer (what `float(t)` or `.item()` of a CUDA tensor allocates) is not told to
+// avoid empty_cache().
+std::string explain(const Site& s) {
+  const bool recurs = perStep(s);
+  switch (s.cls) {
+    case ApiClass::Sync:
+      return recurs ? "the CPU waits here until the GPU has finished the queued work and queues nothing "
+                      "meanwhile; synchronize once outside the hot loop, or order work with events / "
+                      "wait_stream instead"
+                    : "the CPU waited here until the GPU had finished the queued work; a wait outside "
+                      "the steps costs this once";
+    case ApiClass::Alloc:
+    case ApiClass::Free:
+      if (pinnedHostApi(s.api))
+        return "pinned host memory was allocated here, which waits for the device: PyTorch's caching "
+               "host allocator stages a read of a CUDA tensor (`.item()`, `float(t)`, `print(t)`, "
+               "`.cpu()`) in it and keeps the buffer for later reads of that size; where it recurs, "
+               "read values back less often (accumulate on the GPU, log every N steps)";
+      return recurs ? "device allocation and free synchronize the device; allocate once and reuse the "
+                      "buffer (keep tensors alive across iterations, avoid empty_cache())"
+                    : "the caching allocator grew its pool here (a device allocation synchronizes the "
+                      "device); the memory is reused afterwards, so this is paid once";
+    case ApiClass::Copy:
+      return "a blocking copy waits for all earlier work on the device; copy from pinned memory "
+             "with non_blocking=True and synchronize once where the result is needed";
+    case ApiClass::CopyAsync:
+      return "this asynchronous copy still blocked the host, which happens when the host buffer "
+             "is pageable; pin it (pin_memory()) so the copy can overlap";
+    case ApiClass::StreamLife:
+      return recurs ? "creating or destroying a stream waited for work already queued on the device; "
+                      "create streams once, before the GPU is busy, and reuse them"
+                    : "creating a stream waited for work already queued on the device; this line "
+                      "creates its streams once (PyTorch makes its whole pool of streams at the first "
+                      "torch.cuda.Stream()), so what it cost is that wait: create the stream before "
+                      "the first GPU work";
+    case ApiClass::EventLife:
+      return recurs ? "creating or destroying an event waited for the device; create events once and "
+                      "reuse them"
+                    : "creating or destroying an event waited for work already queued on the device; "
+                      "done once here, so the cost is that wait: create events before the first GPU work";
+    default:
+      return "the host waited for the device here";
+  }
+}
 
 std::string phaseSentence(const Site& s) {
   int share = int(std::lround(100 * s.spanShare));
@@ -411,7 +436,7 @@ std::vector<Finding> rankedFindings(SiteMap& sites, const std::map<uint64_t, con
     f.message = "`" + s->api + "` blocked the host for " + humanTime(total * 1e3) + " in " +
                 std::to_string(s->calls) + (s->calls == 1 ? " call" : " calls") +
                 (s->calls > 1 ? " (longest " + humanTime(mx * 1e3) + ")" : std::string()) + ": " +
-                explain(s->cls) +
+                explain(*s) +
                 (s->attributed ? attributionSentence(*s)
                  : s->pythonProcessNoFrame
                      ? " (called on a thread that runs no Python code, such as autograd's backward "

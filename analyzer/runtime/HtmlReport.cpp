@@ -1,5 +1,7 @@
 #include "runtime/HtmlReport.h"
 
+#include "runtime/EvidenceText.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cinttypes>
@@ -145,6 +147,53 @@ int opKind(slog::ActivityKind k) {
   return k == slog::ActivityKind::Kernel ? 0 : k == slog::ActivityKind::Memcpy ? 1 : 2;
 }
 
+// The lines a finding stands for: its own, or each site of a folded set-up note.
+std::vector<std::pair<std::string, uint32_t>> findingLines(const Finding& f) {
+  std::vector<std::pair<std::string, uint32_t>> out;
+  if (f.properties.contains("sites") && f.properties["sites"].is_array())
+    for (const auto& site : f.properties["sites"]) out.push_back({site.value("path", std::string()), site.value("line", 0u)});
+  else
+    out.push_back({f.path, f.loc.line});
+  return out;
+}
+
+// The location indices of t that a finding's lines stand for.
+std::vector<size_t> findingLocs(const Finding& f, const ProcessTimeline& t) {
+  std::vector<size_t> locs;
+  for (const auto& [path, line] : findingLines(f)) {
+    if (path.empty()) continue;
+    for (size_t i = 0; i < t.locations.size(); ++i)
+      if (t.locations[i].line == line && samePath(t.locations[i].path, path)) locs.push_back(i);
+  }
+  return locs;
+}
+
+// Per finding and process, the location indices the finding's line stands for.
+nlohmann::json findingSites(const Finding& f, const std::vector<ProcessTimeline>& timelines) {
+  nlohmann::json hits = nlohmann::json::array();
+  for (size_t p = 0; p < timelines.size(); ++p)
+    if (auto locs = findingLocs(f, timelines[p]); !locs.empty()) hits.push_back({p, locs});
+  return hits;
+}
+
+// The findings as markers on a process's timeline (a strip above its lanes, as Nsight Systems
+// shows its diagnostics): each at the first call of its line in this process.
+nlohmann::json findingMarks(const ProcessTimeline& t, const std::vector<Finding>& findings, uint64_t begin) {
+  std::vector<uint64_t> first(t.locations.size(), UINT64_MAX);
+  for (const auto& c : t.calls)
+    if (int loc = t.reportLoc(c); loc >= 0 && size_t(loc) < first.size())
+      first[size_t(loc)] = std::min(first[size_t(loc)], c.enterNs);
+  nlohmann::json mt = nlohmann::json::array(), mf = mt;
+  for (size_t i = 0; i < findings.size(); ++i) {
+    uint64_t at = UINT64_MAX;
+    for (size_t loc : findingLocs(findings[i], t)) at = std::min(at, first[loc]);
+    if (at == UINT64_MAX) continue;
+    mt.push_back(at > begin ? at - begin : 0);
+    mf.push_back(i);
+  }
+  return {{"t", mt}, {"f", mf}};
+}
+
 nlohmann::json processData(const ProcessTimeline& t, const HtmlReportInput& in, size_t& opsLeftOut,
                            size_t& callsLeftOut) {
   const uint64_t begin = processBegin(t);
@@ -217,7 +266,8 @@ nlohmann::json processData(const ProcessTimeline& t, const HtmlReportInput& in, 
   nlohmann::json data = {{"title", processTitle(t)}, {"end", end}, {"lanes", lanes}, {"names", names.json()},
           {"sites", sites},
           {"ops", {{"t", ot}, {"d", od}, {"l", ol}, {"k", ok}, {"n", on}, {"s", os}}},
-          {"calls", {{"t", ct}, {"d", cd}, {"l", cl}, {"n", cn}, {"s", cs}, {"st", cst}}}};
+          {"calls", {{"t", ct}, {"d", cd}, {"l", cl}, {"n", cn}, {"s", cs}, {"st", cst}}},
+          {"marks", findingMarks(t, in.findings, begin)}};
   // Sampled GPU timing: the windows, so that the stream lanes can show where nothing was timed
   // (an empty stretch there is not an idle GPU).
   if (t.sampled) {
@@ -232,19 +282,6 @@ nlohmann::json processData(const ProcessTimeline& t, const HtmlReportInput& in, 
   return data;
 }
 
-// Per finding and process, the location indices the finding's line stands for.
-nlohmann::json findingSites(const Finding& f, const std::vector<ProcessTimeline>& timelines) {
-  nlohmann::json hits = nlohmann::json::array();
-  if (f.path.empty()) return hits;
-  for (size_t p = 0; p < timelines.size(); ++p) {
-    nlohmann::json locs = nlohmann::json::array();
-    const auto& L = timelines[p].locations;
-    for (size_t i = 0; i < L.size(); ++i)
-      if (L[i].line == f.loc.line && samePath(L[i].path, f.path)) locs.push_back(i);
-    if (!locs.empty()) hits.push_back({p, locs});
-  }
-  return hits;
-}
 
 // ---- markup ----
 
@@ -310,64 +347,13 @@ void writeProcessNotes(std::ostream& o, const ProcessTimeline& t, const LogHealt
   for (const auto& n : notes) o << "<p class=\"note\">" << esc(n) << "</p>\n";
 }
 
-// A property value as a reader wants it: strings bare, {"stream 7": 12} as "stream 7: 12",
-// lists comma-separated.
-std::string evidenceText(const nlohmann::json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_object() || v.is_array()) {
-    std::string s;
-    for (const auto& [key, item] : v.items())
-      s += (s.empty() ? "" : v.is_object() ? " · " : ", ") + (v.is_object() ? key + ": " : "") + evidenceText(item);
-    return s;
-  }
-  return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-// A property name as words: "maxBlockedMicros" -> "max blocked", "regionStreamBusyMicros" ->
-// "region stream busy" (the unit goes into the value).
-std::string evidenceLabel(const std::string& key) {
-  std::string k = key;
-  for (const char* unit : {"Micros", "Bytes"})
-    if (size_t at = k.find(unit); at != std::string::npos && at > 0) k.erase(at, strlen(unit));
-  std::string out;
-  for (char c : k) {
-    if (std::isupper(static_cast<unsigned char>(c))) { out += ' '; out += char(std::tolower(c)); }
-    else out += c;
-  }
-  return out;
-}
-
-// A value in its unit: microseconds as times, bytes as sizes, shares as percentages.
-std::string evidenceValue(const std::string& key, const nlohmann::json& v) {
-  if (v.is_number()) {
-    double x = v.get<double>();
-    if (key.ends_with("Micros")) return humanTime(x * 1e3);
-    if (key.find("Bytes") != std::string::npos || key == "bytes") return humanBytes(uint64_t(x));
-    if (key.ends_with("Share")) return percent(x);
-  }
-  return evidenceText(v);
-}
-
-// The ranking key repeats the blocked or GPU time shown in another row.
-bool redundantEvidence(const std::string& key) { return key == "costMicros"; }
-
-// One row per property, labelled in words and valued in units; a nested object (a static
-// finding's `runtime` evidence) is flattened one level, so it reads like the measured rows.
+// The measured evidence in sentences with units (EvidenceText.h).
 void writeEvidence(std::ostream& o, const nlohmann::json& props) {
-  if (!props.is_object() || props.empty()) return;
-  o << "<dl class=\"evidence\">";
-  auto row = [&](const std::string& key, const nlohmann::json& v) {
-    if (redundantEvidence(key)) return;
-    o << "<dt>" << esc(evidenceLabel(key)) << "</dt><dd>" << esc(evidenceValue(key, v)) << "</dd>";
-  };
-  for (const auto& [key, value] : props.items()) {
-    if (value.is_object() && !value.empty() && key == "runtime") {
-      for (const auto& [k, v] : value.items()) row(k, v);
-      continue;
-    }
-    row(key, value);
-  }
-  o << "</dl>";
+  std::vector<std::string> sentences = evidenceSentences(props);
+  if (sentences.empty()) return;
+  o << "<ul class=\"evidence\">";
+  for (const auto& s : sentences) o << "<li>" << esc(s) << "</li>";
+  o << "</ul>";
 }
 
 void writeSourceExcerpt(std::ostream& o, const Finding& f, const std::string& root) {
@@ -514,7 +500,9 @@ void writeHtmlReport(std::ostream& o, const HtmlReportInput& in) {
 
   nlohmann::json findings = nlohmann::json::array();
   for (const auto& f : in.findings)
-    findings.push_back({{"rule", f.ruleId}, {"hits", findingSites(f, in.timelines)}});
+    findings.push_back({{"rule", f.ruleId}, {"severity", severityName(f.severity)},
+                        {"where", f.path + (f.loc.line ? ":" + std::to_string(f.loc.line) : "")},
+                        {"message", f.message}, {"hits", findingSites(f, in.timelines)}});
   nlohmann::json data = {{"processes", processes}, {"findings", findings}};
   o << "<div id=\"tooltip\" hidden></div>\n"
     << "<script type=\"application/json\" id=\"sl-data\">" << scriptSafeJson(data) << "</script>\n"

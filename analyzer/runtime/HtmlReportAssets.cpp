@@ -44,8 +44,8 @@ pre.src .line.hit { background: var(--hit); }
 pre.src .ln { display: inline-block; width: 4em; color: var(--muted); user-select: none; }
 .nosrc { font-size: 12px; color: var(--muted); font-style: italic; }
 td.measured { width: 340px; min-width: 260px; }
-dl.evidence { display: grid; grid-template-columns: max-content 1fr; gap: 1px 10px; margin: 0; font-size: 12px; }
-dl.evidence dt { color: var(--muted); } dl.evidence dd { margin: 0; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+ul.evidence { margin: 0; padding-left: 16px; font-size: 12px; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+ul.evidence li { margin: 1px 0; }
 .timeline { position: relative; border: 1px solid var(--line); border-radius: 4px; margin: 8px 0; user-select: none; }
 .timeline canvas { display: block; width: 100%; cursor: grab; }
 .timeline canvas.dragging { cursor: grabbing; }
@@ -77,7 +77,10 @@ extern const char kHtmlReportJs[] = R"JS(
   ];
   var HIT = '#e11d48';
   var UNTIMED = '#e2e5ea';  // stream lanes outside the GPU timing windows (sampled timing)
-  var LABEL_W = 190, AXIS_H = 22, LANE_H = 30, LANE_GAP = 6;
+  var LABEL_W = 190, AXIS_H = 22, LANE_H = 30, LANE_GAP = 6, MARK_H = 18;
+  // Finding markers by severity (the strip above the lanes).
+  var SEVERITY = { error: '#c0392b', warning: '#d97706', note: '#6b7280' };
+  var onMark = null;  // set by main(): selects finding i
 
   function fmtDur(ns) {
     if (ns >= 1e9) return (ns / 1e9).toFixed(3) + ' s';
@@ -139,6 +142,8 @@ extern const char kHtmlReportJs[] = R"JS(
       }
     });
     this.windows = proc.windows || null;  // sampled GPU timing: when GPU work was timed
+    this.marks = proc.marks && proc.marks.t.length ? proc.marks : null;  // the findings, by first call
+    this.top = AXIS_H + (this.marks ? MARK_H : 0);
     this.end = Math.max(proc.end, 1);
     this.v0 = 0; this.v1 = this.end;
     this.build();
@@ -188,12 +193,12 @@ extern const char kHtmlReportJs[] = R"JS(
   Timeline.prototype.plotWidth = function () { return Math.max(10, this.cssWidth - LABEL_W); };
   Timeline.prototype.xOf = function (t) { return LABEL_W + (t - this.v0) * this.plotWidth() / (this.v1 - this.v0); };
   Timeline.prototype.tOf = function (x) { return this.v0 + (x - LABEL_W) * (this.v1 - this.v0) / this.plotWidth(); };
-  Timeline.prototype.laneY = function (li) { return AXIS_H + li * (LANE_H + LANE_GAP) + LANE_GAP / 2; };
+  Timeline.prototype.laneY = function (li) { return this.top + li * (LANE_H + LANE_GAP) + LANE_GAP / 2; };
 
   Timeline.prototype.draw = function () {
     var dpr = window.devicePixelRatio || 1;
     this.cssWidth = Math.max(300, this.host.clientWidth);
-    var h = AXIS_H + this.lanes.length * (LANE_H + LANE_GAP) + 4;
+    var h = this.top + this.lanes.length * (LANE_H + LANE_GAP) + 4;
     this.canvas.width = Math.round(this.cssWidth * dpr);
     this.canvas.height = Math.round(h * dpr);
     this.canvas.style.height = h + 'px';
@@ -203,6 +208,7 @@ extern const char kHtmlReportJs[] = R"JS(
     ctx.font = '11px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
     this.drawAxis(ctx, h);
+    this.drawMarks(ctx);
     var hits = [];
     for (var li = 0; li < this.lanes.length; li++) this.drawLane(ctx, li, hits);
     // Selected items on top, at least 3 px wide so that a single call stays visible.
@@ -227,6 +233,38 @@ extern const char kHtmlReportJs[] = R"JS(
     ctx.stroke();
     ctx.fillStyle = '#ffffff';
     ctx.fillRect(0, AXIS_H, LABEL_W, h - AXIS_H);
+  };
+
+  // Each finding as a triangle at its line's first call, its rule beside it where there is room.
+  Timeline.prototype.drawMarks = function (ctx) {
+    if (!this.marks) return;
+    var findings = this.findings || [], lastLabel = -Infinity, y0 = AXIS_H + 2;
+    ctx.fillStyle = '#1d2330';
+    ctx.fillText('findings', 6, AXIS_H + MARK_H / 2);
+    for (var q = 0; q < this.marks.t.length; q++) {
+      var x = this.xOf(this.marks.t[q]);
+      if (x < LABEL_W - 1 || x > this.cssWidth) continue;
+      var f = findings[this.marks.f[q]] || {};
+      ctx.fillStyle = SEVERITY[f.severity] || SEVERITY.note;
+      ctx.beginPath();
+      ctx.moveTo(x - 5, y0); ctx.lineTo(x + 5, y0); ctx.lineTo(x, y0 + MARK_H - 6);
+      ctx.closePath(); ctx.fill();
+      if (x - lastLabel > 56 && f.rule) {
+        ctx.fillText(f.rule, x + 7, AXIS_H + MARK_H / 2);
+        lastLabel = x;
+      }
+    }
+  };
+
+  // The marker under (x, y), as an index into this.marks; -1 none.
+  Timeline.prototype.markAt = function (x, y) {
+    if (!this.marks || y < AXIS_H || y >= this.top) return -1;
+    var best = -1, bestDist = 7;
+    for (var q = 0; q < this.marks.t.length; q++) {
+      var d = Math.abs(this.xOf(this.marks.t[q]) - x);
+      if (d < bestDist) { bestDist = d; best = q; }
+    }
+    return best;
   };
 
   Timeline.prototype.drawLane = function (ctx, li, hits) {
@@ -277,7 +315,7 @@ extern const char kHtmlReportJs[] = R"JS(
 
   // The item under (x, y), within 3 px; prefers one that contains the time, then the nearest.
   Timeline.prototype.itemAt = function (x, y) {
-    var li = Math.floor((y - AXIS_H) / (LANE_H + LANE_GAP));
+    var li = Math.floor((y - this.top) / (LANE_H + LANE_GAP));
     if (x < LABEL_W || li < 0 || li >= this.lanes.length) return -1;
     var lane = this.lanes[li], t = this.tOf(x), tol = 3 * (this.v1 - this.v0) / this.plotWidth();
     var best = -1, bestDist = Infinity;
@@ -330,6 +368,10 @@ extern const char kHtmlReportJs[] = R"JS(
     });
     window.addEventListener('mouseup', function () { drag = null; c.classList.remove('dragging'); });
     c.addEventListener('dblclick', function () { self.v0 = 0; self.v1 = self.end; self.draw(); });
+    c.addEventListener('click', function (e) {
+      var p = local(e), m = self.markAt(p[0], p[1]);
+      if (m >= 0 && onMark) onMark(self.marks.f[m]);
+    });
     c.addEventListener('mouseleave', function () { tip.hidden = true; });
     c.addEventListener('mousemove', function (e) {
       if (drag) {
@@ -338,7 +380,14 @@ extern const char kHtmlReportJs[] = R"JS(
         self.draw(); tip.hidden = true;
         return;
       }
-      var p = local(e), it = self.itemAt(p[0], p[1]);
+      var p = local(e), m = self.markAt(p[0], p[1]);
+      if (m >= 0) {
+        var f = (self.findings || [])[self.marks.f[m]] || {};
+        showTip([['tname', (f.rule || '') + ' ' + (f.where || '')], ['', f.message || ''], ['', 'click: select this finding']],
+                e.clientX, e.clientY);
+        return;
+      }
+      var it = self.itemAt(p[0], p[1]);
       if (it < 0) { tip.hidden = true; return; }
       showTip(self.describe(it), e.clientX, e.clientY);
     });
@@ -407,8 +456,14 @@ extern const char kHtmlReportJs[] = R"JS(
     var timelines = [];
     document.querySelectorAll('.timeline').forEach(function (host) {
       var pi = +host.getAttribute('data-process');
-      timelines.push(new Timeline(data.processes[pi], pi, host));
+      var tl = new Timeline(data.processes[pi], pi, host);
+      tl.findings = data.findings;
+      timelines.push(tl);
     });
+    onMark = function (fi) {
+      var row = document.querySelector('tr.finding[data-finding="' + fi + '"]');
+      if (row) { selectFinding(row, timelines, data.findings); row.scrollIntoView({ block: 'nearest' }); }
+    };
     timelines.forEach(function (tl) { tl.draw(); });
     window.addEventListener('resize', function () { timelines.forEach(function (tl) { tl.draw(); }); });
     document.querySelectorAll('tr.finding').forEach(function (row) {
@@ -437,6 +492,11 @@ extern const char kHtmlReportJs[] = R"JS(
         found = tl.itemAt(x, y) >= 0 && tl.describe(tl.itemAt(x, y)).length > 0 ? 1 : 0;
       }
       out.push('p' + tl.pi + ':hover=' + found);
+      if (tl.marks) {  // a marker is found where it is drawn, and names its finding
+        tl.v0 = 0; tl.v1 = tl.end; tl.draw();
+        var mx = tl.xOf(tl.marks.t[0]), mq = tl.markAt(mx, AXIS_H + MARK_H / 2);
+        out.push('p' + tl.pi + ':marks=' + tl.marks.t.length + ':markhit=' + (mq >= 0 && tl.findings[tl.marks.f[mq]] ? 1 : 0));
+      }
     });
     var rows = document.querySelectorAll('tr.finding');
     rows.forEach(function (row, i) { out.push('f' + i + ':hits=' + selectFinding(row, timelines, data.findings)); });

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/KernelName.h"
+#include "runtime/Pairing.h"
 
 namespace sl::runtime {
 
@@ -90,6 +91,11 @@ class TraceWriter {
           std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + ts(startNs) +
           ",\"dur\":" + micros(endNs > startNs ? endNs - startNs : 0) + ",\"args\":" + args + "}");
   }
+  // An instant event on a thread's track (a finding).
+  void instant(int pid, uint64_t tid, const std::string& name, uint64_t ns, const std::string& args) {
+    event("{\"ph\":\"i\",\"s\":\"t\",\"name\":" + quoted(name) + ",\"cat\":\"finding\",\"pid\":" +
+          std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + ts(ns) + ",\"args\":" + args + "}");
+  }
   // One end of a launch → GPU work arrow; "bp":"e" binds it to the slice enclosing `ns`.
   void flow(char ph, uint64_t id, int pid, uint64_t tid, uint64_t ns) {
     event(std::string("{\"ph\":\"") + ph + "\",\"name\":\"launch\",\"cat\":\"launch\",\"id\":" +
@@ -133,6 +139,39 @@ void writeWindows(TraceWriter& w, int hostPid, const ProcessTimeline& t) {
 
 // Ranks first: the trace's process list sorts by name where sort indices tie, and one rank's
 // host and GPU processes read as one group ("rank 1 pid 88", "GPU 0 (rank 1 pid 88)").
+// Each finding's first call in this process (by its line: own or attributed, as every output
+// places calls), marked on that call's thread; a folded set-up note marks each of its sites.
+void writeFindingMarks(TraceWriter& w, int hostPid, const ProcessTimeline& t, const std::vector<Finding>& findings) {
+  struct First { uint64_t ns = UINT64_MAX; uint32_t tid = 0; };
+  std::vector<First> first(t.locations.size());
+  for (const auto& c : t.calls) {
+    int loc = t.reportLoc(c);
+    if (loc < 0 || size_t(loc) >= first.size() || first[size_t(loc)].ns <= c.enterNs) continue;
+    first[size_t(loc)] = {c.enterNs, c.tid};
+  }
+  auto mark = [&](const std::string& rule, const std::string& severity, const std::string& path, uint32_t line,
+                  const std::string& message) {
+    if (path.empty() || !line) return;
+    First at;
+    for (size_t i = 0; i < t.locations.size(); ++i)
+      if (t.locations[i].line == line && first[i].ns < at.ns && samePath(t.locations[i].path, path)) at = first[i];
+    if (at.ns == UINT64_MAX) return;
+    std::string where = path + ":" + std::to_string(line);
+    nlohmann::json args = {{"rule", rule}, {"severity", severity}, {"source", where}, {"message", message}};
+    w.instant(hostPid, at.tid, rule + " " + where.substr(where.find_last_of('/') + 1), at.ns,
+              args.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  };
+  for (const auto& f : findings) {
+    if (f.properties.contains("sites") && f.properties["sites"].is_array()) {
+      for (const auto& s : f.properties["sites"])
+        mark(f.ruleId, severityName(f.severity), s.value("path", std::string()), s.value("line", 0u),
+             s.value("message", std::string()));
+      continue;
+    }
+    mark(f.ruleId, severityName(f.severity), f.path, f.loc.line, f.message);
+  }
+}
+
 std::string processSuffix(const ProcessTimeline& t, bool withHost) {
   std::string s = t.rank >= 0 ? "rank " + std::to_string(t.rank) + " pid " : "pid ";
   s += std::to_string(t.pid);
@@ -142,7 +181,8 @@ std::string processSuffix(const ProcessTimeline& t, bool withHost) {
 
 }  // namespace
 
-void writePerfettoTrace(std::ostream& out, const std::vector<ProcessTimeline>& timelines) {
+void writePerfettoTrace(std::ostream& out, const std::vector<ProcessTimeline>& timelines,
+                        const std::vector<Finding>& findings) {
   uint64_t base = UINT64_MAX;
   std::set<std::string> hosts;
   for (const auto& t : timelines) {
@@ -178,6 +218,7 @@ void writePerfettoTrace(std::ostream& out, const std::vector<ProcessTimeline>& t
       w.threadName(hostPid, tid, "thread " + std::to_string(tid) + (python.count(tid) ? " (Python)" : ""),
                    python.count(tid) ? 0 : tid);
     writeWindows(w, hostPid, t);
+    writeFindingMarks(w, hostPid, t, findings);
 
     std::unordered_map<uint64_t, const StreamInfo*> byHandle;
     for (const auto& s : t.streams)

@@ -12,10 +12,15 @@
 #include <ostream>
 #include <vector>
 
+#include "core/Finding.h"
 #include "runtime/Timeline.h"
 
 namespace sl::runtime {
 
-void writePerfettoTrace(std::ostream& out, const std::vector<ProcessTimeline>& timelines);
+// Findings (optional) become instant events ("ph":"i", category "finding") on the host thread
+// of their line's first call, named "SL903 path:line" with the message, rule and severity as
+// args: the report's findings where they happened, as Nsight Systems marks them.
+void writePerfettoTrace(std::ostream& out, const std::vector<ProcessTimeline>& timelines,
+                        const std::vector<Finding>& findings = {});
 
 }  // namespace sl::runtime

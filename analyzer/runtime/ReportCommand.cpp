@@ -2,7 +2,14 @@
 // reads every .slog in DIR (or one .slog file), measures host blocking (SL901), stream overlap
 // (SL902), work that left its side-stream region (SL903) and legacy-stream serialization (SL905),
 // and joins static findings — from analysing PATH, or from SARIF made elsewhere — with that
-// evidence. Everything is ranked by measured cost. Exit: 0 none, 1 findings, 2 usage/input.
+// evidence. Everything is ranked by measured cost. Exit: 0 none, 1 findings (0 with --exit-zero),
+// 2 usage/input.
+//
+// Streams, as ruff does: stdout carries the findings and after them the summary lines (what was
+// read, what SL904 covered, the count, the files written); stderr only errors and warnings. -q
+// leaves findings only. --html/--trace without --format or -o print no findings (the page holds
+// them): the summary only. With findings in a machine format (json, sarif, ...), the summary
+// lines go to stderr, so that stdout stays data (or empty, with -o).
 #include "runtime/ReportCommand.h"
 
 #include <dirent.h>
@@ -12,6 +19,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <cerrno>
 #include <cstring>
 #include <set>
@@ -27,8 +35,10 @@
 #include "runtime/Pairing.h"
 #include "runtime/PerfettoTrace.h"
 #include "runtime/RankSummary.h"
+#include "runtime/ReportEntries.h"
 #include "runtime/RanksReport.h"
 #include "runtime/RuntimeRules.h"
+#include "runtime/StreamNames.h"
 #include "runtime/StreamRaces.h"
 #include "runtime/SpilledVector.h"
 #include "runtime/StreamedLog.h"
@@ -49,7 +59,10 @@ constexpr const char* kUsage =
     "  --format F               text (default), concise, json, sarif, github, lintrunner\n"
     "  --html FILE              also write a self-contained HTML report (timeline, findings)\n"
     "  --trace FILE             also write a Chrome/Perfetto trace (open in ui.perfetto.dev)\n"
-    "  -o, --output FILE        write the findings to FILE instead of stdout (replaced whole)\n"
+    "  -o, --output FILE        write the findings to FILE instead of stdout (replaced whole);\n"
+    "                           the summary lines stay on stdout (stderr for json, sarif, ...)\n"
+    "  -q, --quiet              findings only: no summary lines, no stream tables\n"
+    "  --exit-zero              exit 0 even when there are findings (2 still means an error)\n"
     "  --summary OUT.json       only write the ranks' summary of these logs, for a later merge\n"
     "                           (docs/ranks.md)\n"
     "  --symbols DIR            look for native modules missing at their recorded path in DIR\n"
@@ -90,6 +103,9 @@ struct Options {
   HostBlockingOptions hostBlocking;
   RuntimeRuleOptions rules;
   std::string logs, html, trace, summary, output;
+  bool quiet = false, exitZero = false, formatGiven = false;
+  // Summary lines (module comment): printed on stdout after the findings unless quiet.
+  std::vector<std::string> summaryLines;
   std::vector<std::string> summaries;  // rank summaries to merge instead of logs
   std::vector<std::string> sources, sarifs, symbolDirs;
 };
@@ -117,7 +133,12 @@ int parseArgs(const std::vector<std::string>& args, Options& o) {
     };
     double share = 0;
     if (a == "-h" || a == "--help") { std::cout << kUsage; return 1; }
-    if (takeValue("--format")) {
+    if (a == "-q" || a == "--quiet") {
+      o.quiet = true;
+    } else if (a == "--exit-zero") {
+      o.exitZero = true;
+    } else if (takeValue("--format") || takeValue("--output-format")) {
+      o.formatGiven = true;
       if (!parseFormat(value, o.out.format)) { std::cerr << "streamlint report: unknown format '" << value << "'\n" << kUsage; return 2; }
     } else if (takeValue("--min-blocking-us")) {
       if (!parseNumber(a, value, o.hostBlocking.minBlockingMicros)) return 2;
@@ -164,7 +185,7 @@ bool keptCall(const slog::ApiRecord& r) { return slog::apiClass(r.api) != slog::
 // Reads the logs' records other than calls and GPU records (those are read again, one at a time,
 // by streamTimeline), saying on stderr what they hold and what they lost. False on unreadable input.
 bool readLogs(const std::vector<std::string>& files, std::vector<ProcessLog>& logs,
-              std::vector<LogHealth>& health, OutputOptions& out) {
+              std::vector<LogHealth>& health, OutputOptions& out, std::vector<std::string>& summary) {
   bool ok = true;
   uint64_t calls = 0, dropped = 0, droppedThreads = 0, activities = 0, yielded = 0;
   std::set<std::string> notices;
@@ -213,15 +234,16 @@ bool readLogs(const std::vector<std::string>& files, std::vector<ProcessLog>& lo
   logs.swap(sorted);
   health.swap(sortedHealth);
   for (const auto& n : notices) std::cerr << "streamlint report: the recorder said: " << n << "\n";
-  std::cerr << "streamlint report: " << logs.size() << (logs.size() == 1 ? " process, " : " processes, ")
-            << calls << " CUDA calls, " << activities << " GPU activity records";
+  std::ostringstream line;
+  line << "streamlint report: " << logs.size() << (logs.size() == 1 ? " process, " : " processes, ")
+       << calls << " CUDA calls, " << activities << " GPU activity records";
   if (dropped || droppedThreads)
-    std::cerr << "; " << dropped << " records dropped (ring full, memory cap, log size cap or a failed write), " << droppedThreads
+    line << "; " << dropped << " records dropped (ring full, memory cap, log size cap or a failed write), " << droppedThreads
               << " threads unrecorded (memory cap)";
   if (yielded)
-    std::cerr << "; GPU timing yielded to a profiler (torch.profiler took CUPTI) in " << yielded
-              << (yielded == 1 ? " process" : " processes");
-  std::cerr << "\n";
+    line << "; GPU timing yielded to a profiler (torch.profiler took CUPTI) in " << yielded
+         << (yielded == 1 ? " process" : " processes");
+  summary.push_back(line.str());
   if (dropped)
     out.inputErrors.push_back(std::to_string(dropped) + " records were dropped while recording");
   return true;
@@ -266,12 +288,14 @@ void writeOverlapText(std::ostream& os, const RunData& run) {
 void applySeverities(std::vector<Finding>& findings, const std::vector<RuleInfo>* rules);
 
 // What the race check (SL904) covered: sanitize logs only; windows of lost records judged nothing.
-void writeRaceSummary(std::ostream& os, const RaceCheckSummary& r, OutputOptions& out) {
+// Lines not judged are warnings (stderr); what was checked is a summary line.
+void writeRaceSummary(std::vector<std::string>& summary, const RaceCheckSummary& r, OutputOptions& out) {
   for (const auto& n : r.notJudged) {
-    os << "streamlint report: SL904 not judged for " << n << "\n";
+    std::cerr << "streamlint report: warning: SL904 not judged for " << n << "\n";
     out.inputErrors.push_back("SL904 not judged for " + n);
   }
   if (!r.processes) return;
+  std::ostringstream os;
   os << "streamlint report: SL904 checked " << r.accesses << " accesses to device memory in " << r.processes
      << (r.processes == 1 ? " process" : " processes");
   if (r.gaps)
@@ -280,7 +304,7 @@ void writeRaceSummary(std::ostream& os, const RaceCheckSummary& r, OutputOptions
   if (r.unrecordedLaunches)
     os << "; " << r.unrecordedLaunches << " launches fell outside the --sanitize-sample windows, so "
        << r.unknownBlocks << " blocks first used around them were not judged";
-  os << "\n";
+  summary.push_back(os.str());
   if (r.gaps) out.inputErrors.push_back(std::to_string(r.gaps) + " sanitize windows lost records: no SL904 judged there");
 }
 
@@ -319,22 +343,62 @@ bool writeUserFile(const std::string& path, const std::string& bytes, const char
   return false;
 }
 
-// The findings (and the text format's tables): to -o FILE, or stdout. Output that did not
-// arrive (stdout on a full disk, a closed pipe) is an error, not a silent 0 or 1.
-bool emitReport(const std::string& text, const Options& o) {
-  if (!o.output.empty()) return writeUserFile(o.output, text, "report");
-  std::cout << text;
+// Whether findings are written at all: --html/--trace alone print none (the page and the trace
+// hold them); --format or -o asks for them.
+bool findingsWanted(const Options& o) { return !o.output.empty() || o.formatGiven || (o.html.empty() && o.trace.empty()); }
+bool findingsOnStdout(const Options& o) { return findingsWanted(o) && o.output.empty(); }
+bool textLike(Format f) { return f == Format::Text || f == Format::Concise; }
+
+bool flushStdout() {
   std::cout.flush();
   if (std::cout) return true;
   std::cerr << "streamlint report: cannot write the report to stdout: " << strerror(errno ? errno : EIO) << "\n";
   return false;
 }
 
+// The findings (and the text format's tables): to -o FILE, or stdout, or nowhere (above). Output
+// that did not arrive (stdout on a full disk, a closed pipe) is an error, not a silent 0 or 1.
+bool emitReport(const std::string& text, const Options& o) {
+  if (!findingsWanted(o)) return true;
+  if (!o.output.empty()) return writeUserFile(o.output, text, "report");
+  std::cout << text;
+  return flushStdout();
+}
+
+// "streamlint report: 3 findings (SL401: 1, SL901: 2)": the count, as a summary line where the
+// text format's own count line is not on stdout (findings elsewhere, or none).
+void addCountLine(Options& o, const std::vector<Finding>& all) {
+  bool countOnStdout = findingsOnStdout(o) && o.out.format == Format::Text && !all.empty();
+  if (countOnStdout) return;
+  if (all.empty()) { o.summaryLines.push_back("streamlint report: no findings"); return; }
+  std::map<std::string, int> perRule;
+  for (const auto& f : all) ++perRule[f.ruleId];
+  std::string line = "streamlint report: " + std::to_string(all.size()) + (all.size() == 1 ? " finding (" : " findings (");
+  bool first = true;
+  for (const auto& [id, n] : perRule) line += (first ? "" : ", ") + id + ": " + std::to_string(n), first = false;
+  o.summaryLines.push_back(line + ")" + (o.output.empty() ? "" : " in " + o.output));
+}
+
+// The summary lines, on stdout after the findings; none with -q. With findings in a machine
+// format (on stdout or in -o FILE) they go to stderr instead: stdout is data, or nothing.
+bool emitSummary(const Options& o) {
+  if (o.quiet) return true;
+  if (findingsWanted(o) && !textLike(o.out.format)) {
+    for (const auto& l : o.summaryLines) std::cerr << l << "\n";
+    return true;
+  }
+  for (const auto& l : o.summaryLines) std::cout << l << "\n";
+  return flushStdout();
+}
+
+int exitStatus(const Options& o, const std::vector<Finding>& all) { return all.empty() || o.exitZero ? 0 : 1; }
+
 // `--summary OUT.json`: the ranks of these logs, for a merge elsewhere (RankSummary.h).
-int writeSummary(const std::string& path, const std::vector<RankView>& views) {
-  if (!writeUserFile(path, rankSummaryJson(views).dump() + "\n", "summary")) return 2;
-  std::cerr << "streamlint report: wrote " << path << " (" << views.size() << (views.size() == 1 ? " rank)\n" : " ranks)\n");
-  return 0;
+int writeSummary(Options& o, const std::vector<RankView>& views) {
+  if (!writeUserFile(o.summary, rankSummaryJson(views).dump() + "\n", "summary")) return 2;
+  o.summaryLines.push_back("streamlint report: wrote " + o.summary + " (" + std::to_string(views.size()) +
+                           (views.size() == 1 ? " rank)" : " ranks)"));
+  return emitSummary(o) ? 0 : 2;
 }
 
 // Rank summaries instead of logs: the cross-rank part of the report and SL906, in O(ranks).
@@ -342,8 +406,9 @@ int mergeSummaries(Options& o, const std::vector<std::string>& args, const Repor
   std::vector<RankView> views;
   std::string error;
   if (!readRankSummaries(o.summaries, views, error)) { std::cerr << "streamlint report: " << error << "\n"; return 2; }
-  std::cerr << "streamlint report: " << views.size() << " ranks from " << o.summaries.size()
-            << (o.summaries.size() == 1 ? " summary input\n" : " summary inputs\n");
+  o.summaryLines.push_back("streamlint report: " + std::to_string(views.size()) + " ranks from " +
+                           std::to_string(o.summaries.size()) +
+                           (o.summaries.size() == 1 ? " summary input" : " summary inputs"));
   RankAlignment align = alignRanks(views);
   std::vector<Finding> all = exposedCommunication(views, align, o.rules);
   applySeverities(all, hooks.rules);
@@ -352,11 +417,14 @@ int mergeSummaries(Options& o, const std::vector<std::string>& args, const Repor
   // Text shows none of it: a thousand ranks' JSON costs seconds to build.
   if (o.out.format != Format::Text) o.out.runProperties["ranks"] = ranksJson(views, align, false);
   o.out.rules = hooks.rules;
+  o.out.summary = !o.quiet;
   std::ostringstream text;
   writeFindings(text, all, o.out);
-  if (o.out.format == Format::Text) writeRanksText(text, views, align);
+  if (o.out.format == Format::Text && !o.quiet) writeRanksText(text, views, align);
   if (!emitReport(text.str(), o)) return 2;
-  return all.empty() ? 0 : 1;
+  addCountLine(o, all);
+  if (!emitSummary(o)) return 2;
+  return exitStatus(o, all);
 }
 
 }  // namespace
@@ -371,7 +439,7 @@ static int reportLogs(const std::vector<std::string>& args, const ReportHooks& h
 
   std::vector<ProcessLog> logs;
   std::vector<LogHealth> health;
-  if (!readLogs(files, logs, health, o.out)) return 2;
+  if (!readLogs(files, logs, health, o.out, o.summaryLines)) return 2;
 
   // Static findings first: a bad PATH or SARIF file is a usage error before any long analysis.
   std::vector<Finding> statics;
@@ -397,6 +465,7 @@ static int reportLogs(const std::vector<std::string>& args, const ReportHooks& h
     }
     run.timelines.push_back(std::move(t));
     relocateSources(run.timelines.back(), o.sources);
+    nameStreams(run.timelines.back());
     run.overlaps.push_back(analyzeOverlap(run.timelines.back()));
     run.comms.push_back(analyzeCommunication(run.timelines.back()));
   }
@@ -408,7 +477,7 @@ static int reportLogs(const std::vector<std::string>& args, const ReportHooks& h
     run.timelines[i].collectives.clear();
     run.comms[i].collectives.clear();
   }
-  if (!o.summary.empty()) return writeSummary(o.summary, views);
+  if (!o.summary.empty()) return writeSummary(o, views);
   RankAlignment align = alignRanks(views);
   std::vector<Finding> measured = sl901.findings(run.timelines, o.hostBlocking);
   for (auto& f : measured) f.path = localSourcePath(f.path, o.sources);
@@ -417,31 +486,41 @@ static int reportLogs(const std::vector<std::string>& args, const ReportHooks& h
     measured.insert(measured.end(), batch.begin(), batch.end());
   RaceCheckSummary races;
   for (auto& f : streamRaces(logs, run.timelines, races)) measured.push_back(std::move(f));
-  writeRaceSummary(std::cerr, races, o.out);
+  writeRaceSummary(o.summaryLines, races, o.out);
   pairWithRun(statics, run, measured);
+  mergeConfirmed(statics, measured);  // one entry per line: SL401 "confirmed at runtime (SL903)"
 
   std::vector<Finding> all = measured;
   all.insert(all.end(), statics.begin(), statics.end());
   applySeverities(all, hooks.rules);
+  foldSetUp(all, false);  // set-up sites are notes; JSON and SARIF keep one result per site
   rankByCost(all);
+  // Text, the page and annotations: the set-up sites as one note entry after the per-step costs.
+  std::vector<Finding> shown = all;
+  foldSetUp(shown, true);
+  rankByCost(shown);
+  const bool folded = o.out.format == Format::Text || o.out.format == Format::Concise || o.out.format == Format::Github;
 
   o.out.toolCommand = commandLine("streamlint report", args);
   o.out.runProperties = overlapJson(run);
   if (o.out.format != Format::Text) o.out.runProperties["ranks"] = ranksJson(views, align, true);
   o.out.rules = hooks.rules;
   o.out.docsUrl = hooks.docsUrl;
+  o.out.summary = !o.quiet;
+  const bool tables = o.out.format == Format::Text && !o.quiet;  // -q: findings only
   std::ostringstream text;
-  if (o.out.format == Format::Text) writeCoverageText(text, run.timelines);
-  writeFindings(text, all, o.out);
-  if (o.out.format == Format::Text) writeOverlapText(text, run);
-  if (o.out.format == Format::Text) writeRanksText(text, views, align);
+  if (tables) writeCoverageText(text, run.timelines);
+  writeFindings(text, folded ? shown : all, o.out);
+  if (tables) writeOverlapText(text, run);
+  if (tables) writeRanksText(text, views, align);
   if (!emitReport(text.str(), o)) return 2;
+  addCountLine(o, folded || !findingsWanted(o) ? shown : all);  // the entries printed or on the page
 
   if (!o.trace.empty()) {
     std::ostringstream f;
-    writePerfettoTrace(f, run.timelines);
+    writePerfettoTrace(f, run.timelines, shown);
     if (!writeUserFile(o.trace, f.str(), "trace")) return 2;
-    std::cerr << "streamlint report: wrote " << o.trace << " (open it in ui.perfetto.dev)\n";
+    o.summaryLines.push_back("streamlint report: wrote " + o.trace + " (open it in ui.perfetto.dev)");
   }
   if (!o.html.empty()) {
     HtmlReportInput in;
@@ -449,15 +528,16 @@ static int reportLogs(const std::vector<std::string>& args, const ReportHooks& h
     in.timelines = std::move(run.timelines);
     in.overlaps = std::move(run.overlaps);
     in.health = std::move(health);
-    in.findings = all;
+    in.findings = shown;
     in.ranks = views;
     in.align = align;
     std::ostringstream f;
     writeHtmlReport(f, in);
     if (!writeUserFile(o.html, f.str(), "HTML report")) return 2;
-    std::cerr << "streamlint report: wrote " << o.html << "\n";
+    o.summaryLines.push_back("streamlint report: wrote " + o.html);
   }
-  return all.empty() ? 0 : 1;
+  if (!emitSummary(o)) return 2;
+  return exitStatus(o, all);
 }
 
 // A long log's timeline that cannot be written to or read from its temporary files (a full or

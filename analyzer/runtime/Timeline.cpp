@@ -185,7 +185,10 @@ void joinByOrder(const ProcessLog& log, ProcessTimeline& t, SpilledVector<Unjoin
 
 std::string StreamInfo::label() const {
   std::string s = legacyDefault ? "default stream" : "stream";
-  return s + " " + std::to_string(id) + (device ? " (GPU " + std::to_string(device) + ")" : "");
+  s += " " + std::to_string(id);
+  // The source's name first, the number beside it: what the user wrote, and what Nsight shows.
+  if (!name.empty()) return name + " (" + s + (device ? " on GPU " + std::to_string(device) : "") + ")";
+  return s + (device ? " (GPU " + std::to_string(device) + ")" : "");
 }
 
 const StreamInfo* ProcessTimeline::stream(uint32_t device, uint32_t id) const {

@@ -75,7 +75,8 @@ struct StreamInfo {
   uint64_t busyNs = 0;          // union of its ops' intervals
   uint64_t firstNs = 0, lastNs = 0;
   size_t kernels = 0, copies = 0, sets = 0;
-  std::string label() const;    // "default stream (7)" / "stream 13"
+  std::string name;             // the source's variable for it (StreamNames.h); "" unknown
+  std::string label() const;    // "default stream 7" / "stream 13" / "backward_stream (stream 14)"
 };
 
 struct ProcessTimeline {

@@ -44,7 +44,11 @@ def measure(binary, log, out, fmt):
     if p.returncode not in (0, 1):
         sys.exit(f"{binary} report {log}: exit {p.returncode}\n{p.stderr}")
     wall, user, system, kb = re.search(r"TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)", p.stderr).groups()
+    # The summary line follows text findings on stdout (the file), machine formats' on stderr.
     calls = re.search(r"(\d+) CUDA calls", p.stderr)
+    if not calls and fmt in ("text", "concise"):
+        with open(out, errors="replace") as f:
+            calls = re.search(r"streamlint report: \d+ process(?:es)?, (\d+) CUDA calls", f.read())
     return float(wall), float(user) + float(system), int(kb), int(calls.group(1)) if calls else 0
 
 

@@ -16,7 +16,7 @@ work=$(mktemp -d "$root/srv/sl-test.XXXXXX")
 trap 'rm -rf "$tmp" "$work"' EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/../cli/lib.sh"
 
-check build-wheel 0 /usr/bin/python3 packaging/build_wheel.py --build "$build" --out "$work/dist" --version 0.1.0
+check build-wheel 0 /usr/bin/python3 packaging/build_wheel.py --build "$build" --out "$work/dist"
 cp "$cudart" "$work/libcudart.so.13"
 cp tests/runtime/programs/ctypes_user.py "$work/"
 cp -r examples/python/seed "$work/seed"

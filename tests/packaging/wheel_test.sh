@@ -9,16 +9,21 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/../cli/lib.sh"
 
-check build-wheel 0 /usr/bin/python3 packaging/build_wheel.py --build "$build" --out "$tmp/dist" --version 0.1.0
-whl=$(ls "$tmp"/dist/streamlint-0.1.0-py3-none-manylinux_2_*_x86_64.whl 2>/dev/null | head -1)
+# No --version: the wheel is named by what the binary says, which pip must then agree with.
+check build-wheel 0 /usr/bin/python3 packaging/build_wheel.py --build "$build" --out "$tmp/dist"
+whl=$(ls "$tmp"/dist/streamlint-*-py3-none-manylinux_2_*_x86_64.whl 2>/dev/null | head -1)
+version=$(basename "$whl" | sed -n 's/^streamlint-\([^-]*\)-py3-.*/\1/p')
 if [ -n "$whl" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: no wheel in $tmp/dist"; ls "$tmp/dist"; fi
 # Installable on glibc 2.28 (PyTorch's manylinux_2_28: RHEL 8, Debian 10): compat/ keeps the floor there.
 minor=$(basename "$whl" | sed -n 's/.*manylinux_2_\([0-9]*\)_x86_64.whl/\1/p')
 if [ -n "$minor" ] && [ "$minor" -le 28 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: the wheel needs glibc 2.$minor (> 2.28): $whl"; fi
 check venv 0 /usr/bin/python3 -m venv "$tmp/venv"
 check install 0 "$tmp/venv/bin/pip" install -q --no-index --no-cache-dir "$whl"
+# One version everywhere (issue 32): the wheel's name, `streamlint --version`, pip's metadata.
 check version 0 "$tmp/venv/bin/streamlint" --version
-check python-module 0 "$tmp/venv/bin/python" -c "import streamlint; assert streamlint.__version__ == '0.1.0'"
+expect_in version-matches-wheel "$tmp/out" "streamlint $version"
+check python-module 0 "$tmp/venv/bin/python" -c "import streamlint; assert streamlint.__version__ == '$version', streamlint.__version__"
+check pip-version 0 "$tmp/venv/bin/python" -c "import importlib.metadata as m; assert m.version('streamlint') == '$version', m.version('streamlint')"
 # The checker: the seed's findings, exactly as from the build tree.
 check check-seed 1 "$tmp/venv/bin/streamlint" check --no-cache --format json examples/python/seed
 cp "$tmp/out" "$tmp/from-wheel.json"

@@ -31,8 +31,8 @@ def main():
     steps = workflow["jobs"]["streamlint"]["steps"]
     with tempfile.TemporaryDirectory() as tmp:
         dist = os.path.join(tmp, "dist")
-        made = subprocess.run([sys.executable, "packaging/build_wheel.py", "--build", build, "--out", dist,
-                               "--version", "0.1.0"], capture_output=True, text=True)
+        made = subprocess.run([sys.executable, "packaging/build_wheel.py", "--build", build, "--out", dist],
+                              capture_output=True, text=True)
         if made.returncode != 0:
             fail("build_wheel: " + made.stderr)
         repo = os.path.join(tmp, "repo")

@@ -19,6 +19,7 @@ struct TraceIndex {
   std::map<int, std::string> processNames;
   std::map<std::pair<int, uint64_t>, std::string> threadNames;
   std::vector<nlohmann::json> slices;  // "X" events
+  std::vector<nlohmann::json> instants;  // "i" events: findings
   size_t flows = 0;
 };
 
@@ -45,6 +46,10 @@ inline TraceIndex checkTrace(const nlohmann::json& trace) {
       EXPECT_TRUE(e.at("name").is_string());
       byTrack[{pid, tid}].push_back({e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>()});
       ix.slices.push_back(e);
+    } else if (ph == "i") {
+      EXPECT_EQ(e.value("s", ""), "t") << e.dump();  // on a thread's track
+      EXPECT_TRUE(e.at("ts").is_number() && e.at("name").is_string()) << e.dump();
+      ix.instants.push_back(e);
     } else if (ph == "s" || ph == "f") {
       EXPECT_EQ(e.value("bp", ""), "e") << e.dump();
       flows[e.at("id").get<uint64_t>()].push_back(e);

@@ -67,8 +67,10 @@ TEST(HtmlReport, SummaryFindingsEvidenceAndOverlap) {
   EXPECT_NE(html.find("<span class=\"v\">17</span><span class=\"k\">records dropped</span>"), std::string::npos);
   EXPECT_NE(html.find("17 records were dropped while recording"), std::string::npos);
   EXPECT_NE(html.find("<td class=\"rule\">SL901"), std::string::npos);
-  EXPECT_NE(html.find("<dt>blocked</dt><dd>" + humanTime(5000) + "</dd>"), std::string::npos);  // in words and units
-  EXPECT_NE(html.find("<dt>api</dt><dd>cudaStreamSynchronize</dd>"), std::string::npos);
+  // In sentences with units (issue 32), not raw keys.
+  EXPECT_NE(html.find("<li>`cudaStreamSynchronize` blocked the host for " + humanTime(5000) + " in 1 call.</li>"),
+            std::string::npos);
+  EXPECT_EQ(html.find("blockedMicros"), std::string::npos);
   EXPECT_NE(html.find("<h3>Stream overlap</h3>"), std::string::npos);
   EXPECT_NE(html.find("<td>default stream 7</td>"), std::string::npos);
   EXPECT_NE(html.find("<td>stream 13</td>"), std::string::npos);

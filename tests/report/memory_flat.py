@@ -21,8 +21,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.path.join(HERE, "..", "..", "bench", "ranks", "slog_tool.py")
 # Peak RSS of one child, in KB (ru_maxrss of the children of a fresh interpreter: only this one).
 PEAK = ("import resource, subprocess, sys\n"
-        "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)\n"
+        "p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)\n"
         "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+        # The summary lines (what was read) follow the findings on stdout, or on stderr after JSON.
+        "sys.stderr.write(''.join(l for l in p.stdout.splitlines(True) if l.startswith('streamlint report:')))\n"
         "sys.stderr.write(p.stderr)\n")
 
 
