@@ -217,11 +217,17 @@ bool isHostValueBuiltin(std::string_view n) {
 
 bool isPrintLike(std::string_view n) { return n == "print"; }
 
-bool keepsOrShowsValue(std::string_view n) {
+bool storesValue(std::string_view n) {
   static const std::unordered_set<std::string_view> t = {
-      // Containers and queues store the object itself; another call later uses it.
-      "append", "extend", "insert", "appendleft", "add", "put", "put_nowait", "push", "setdefault", "update",
-      "__setitem__",
+      "append", "extend", "insert", "appendleft", "add", "put", "put_nowait", "setdefault"};
+  return t.count(n) > 0;
+}
+
+bool keepsOrShowsValue(std::string_view n) {
+  if (storesValue(n)) return true;
+  static const std::unordered_set<std::string_view> t = {
+      // More stores: the container keeps the object itself; another call later uses it.
+      "push", "update", "__setitem__",
       // Lookups compare keys or identities, never a tensor's contents on the device.
       "get", "pop", "remove", "discard", "index", "count", "__getitem__", "__contains__", "keys", "items", "values",
       // Loggers, writers and trackers show the value on the host (a host read, lowered elsewhere).

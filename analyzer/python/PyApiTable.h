@@ -103,6 +103,10 @@ bool looksLikeLossName(std::string_view path);
 bool isHostValueBuiltin(std::string_view name);
 bool isPrintLike(std::string_view name);
 
+// Methods that put their argument into a container or queue (`bufs.append(t)`, `q.put(t)`):
+// the container keeps it alive, and another call uses it later.
+bool storesValue(std::string_view method);
+
 // Methods of an object we do not know that keep, look up or show a value rather than run GPU work
 // on it (`bufs.append(t)`, `cache.get(k)`, `logger.info(t)`): a tensor handed there is not used
 // on the GPU by the call. Any other method of such an object handed a CUDA tensor

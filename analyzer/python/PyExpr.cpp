@@ -508,8 +508,7 @@ Value Lowerer::evalCall(TSNode call) {
       fn_.escaped.push_back(path);
     }
   // `bufs.append(t)`, `queue.put(t)`: a tensor put into a container is kept, not freed.
-  if (method == "append" || method == "extend" || method == "insert" || method == "put" ||
-      method == "put_nowait" || method == "add" || method == "appendleft" || method == "setdefault")
+  if (storesValue(method))
     for (const auto& x : a.pos)
       if ((isCuda(x.value) || x.value.fact.kind == Kind::HostTensor) && !x.value.path.empty())
         fn_.escaped.push_back(x.value.path);

@@ -30,57 +30,61 @@ bool writesState(const model::Function& g, const model::Event& e, const std::str
 
 namespace {
 
-void collect(const model::Module& m, const std::string& callee, int depth, std::set<std::string>& seen,
-             std::vector<StateRead>& out) {
-  const model::Function* f = m.find(callee);
-  if (!f || depth > 3 || !seen.insert(callee).second) return;
-  const std::string cls = classOf(callee);
-  for (const auto& e : f->events) {
-    // A callee that orders its own stream first (`self.s.wait_stream(...)`, a host sync) reads
-    // what that wait covered: its later reads are not the caller's concern.
-    if (e.kind == EventKind::Wait || (e.kind == EventKind::HostSync && e.sync != model::SyncKind::Allocation))
-      return;
-    if (e.kind == EventKind::Work || e.kind == EventKind::Copy) {
-      for (const auto& r : e.reads)
-        if (std::string root = stateRoot(*f, r); !root.empty()) out.push_back({root, &e});
-    } else if (e.kind == EventKind::Call && !cls.empty() && classOf(e.callee) == cls) {
-      collect(m, e.callee, depth + 1, seen, out);
-    }
-  }
+// The `self.` attributes GPU work `e` of `f` writes (a copy's destination too).
+std::vector<std::string> statesWritten(const model::Function& f, const model::Event& e) {
+  std::vector<std::string> out;
+  if (e.kind != EventKind::Work && e.kind != EventKind::Copy) return out;
+  auto add = [&](const std::string& w) {
+    if (std::string root = stateRoot(f, w); !root.empty()) out.push_back(std::move(root));
+  };
+  for (const auto& w : e.writes) add(w);
+  if (e.kind == EventKind::Copy) add(e.value);
+  return out;
 }
 
-// The object state `callee` and the methods of its class it calls (a few levels) write in GPU
-// work: attribute -> the writing event. A wait does not end it: what was queued stays queued.
-void collectWrites(const model::Module& m, const std::string& callee, int depth, std::set<std::string>& seen,
-                   std::vector<StateRead>& out) {
+// Visits the events of `callee` and of the methods of its class it calls (a few levels deep,
+// each method once), in order; `visit(f, e)` returns false to stop reading that method.
+template <typename Visit>
+void walkMethods(const model::Module& m, const std::string& callee, int depth, std::set<std::string>& seen,
+                 Visit&& visit) {
   const model::Function* f = m.find(callee);
   if (!f || depth > 3 || !seen.insert(callee).second) return;
   const std::string cls = classOf(callee);
   for (const auto& e : f->events) {
-    if ((e.kind == EventKind::Work || e.kind == EventKind::Copy) && !e.stream.isSide()) {
-      std::vector<std::string> written = e.writes;
-      if (e.kind == EventKind::Copy) written.push_back(e.value);
-      for (const auto& w : written)
-        if (std::string root = stateRoot(*f, w); !root.empty()) out.push_back({root, &e});
-    } else if (e.kind == EventKind::Call && classOf(e.callee) == cls) {
-      collectWrites(m, e.callee, depth + 1, seen, out);
-    }
+    if (!visit(*f, e)) return;
+    if (e.kind == EventKind::Call && !cls.empty() && classOf(e.callee) == cls) walkMethods(m, e.callee, depth + 1, seen, visit);
   }
 }
 
 }  // namespace
 
+// A wait in the callee does not end its writes: what was queued stays queued.
 std::vector<StateRead> stateWritesOf(const model::Module& m, const std::string& callee) {
   std::vector<StateRead> out;
   std::set<std::string> seen;
-  if (!classOf(callee).empty()) collectWrites(m, callee, 0, seen, out);
+  if (classOf(callee).empty()) return out;
+  walkMethods(m, callee, 0, seen, [&](const model::Function& f, const model::Event& e) {
+    if (!e.stream.isSide())
+      for (auto& root : statesWritten(f, e)) out.push_back({std::move(root), &e});
+    return true;
+  });
   return out;
 }
 
 std::vector<StateRead> stateReadsOf(const model::Module& m, const std::string& callee) {
   std::vector<StateRead> out;
   std::set<std::string> seen;
-  if (!classOf(callee).empty()) collect(m, callee, 0, seen, out);
+  if (classOf(callee).empty()) return out;
+  walkMethods(m, callee, 0, seen, [&](const model::Function& f, const model::Event& e) {
+    // A callee that orders its own stream first (`self.s.wait_stream(...)`, a host sync) reads
+    // what that wait covered: its later reads are not the caller's concern.
+    if (e.kind == EventKind::Wait || (e.kind == EventKind::HostSync && e.sync != model::SyncKind::Allocation))
+      return false;
+    if (e.kind == EventKind::Work || e.kind == EventKind::Copy)
+      for (const auto& r : e.reads)
+        if (std::string root = stateRoot(f, r); !root.empty()) out.push_back({root, &e});
+    return true;
+  });
   return out;
 }
 
@@ -95,17 +99,12 @@ std::optional<StateWrite> stateWriteBeforeCall(const model::Module& m, const mod
     for (size_t k = i; k-- > 0;) {
       const auto& p = f.events[k];
       if (p.stream.isSide() || !model::mayFollow(f, k, i)) continue;
-      std::vector<std::string> written;
-      if (p.kind == EventKind::Work || p.kind == EventKind::Copy) {
-        written = p.writes;
-        if (p.kind == EventKind::Copy) written.push_back(p.value);
-        for (auto& w : written) w = stateRoot(f, w);
-      } else if (p.kind == EventKind::Call && classOf(p.callee) == classOf(f.name) && !classOf(f.name).empty()) {
+      std::vector<std::string> written = statesWritten(f, p);
+      if (p.kind == EventKind::Call && classOf(p.callee) == classOf(f.name) && !classOf(f.name).empty()) {
         // `self._save_grads()` before the region: a method of the class that writes the state.
         for (const auto& w : stateWritesOf(m, p.callee)) written.push_back(w.root);
       }
       for (const auto& root : written) {
-        if (root.empty()) continue;
         auto hit = std::find_if(reads.begin(), reads.end(), [&](const StateRead& s) { return s.root == root; });
         if (hit != reads.end()) return StateWrite{i, k, root, hit->at};
       }
