@@ -2,6 +2,7 @@
 // parses (includes, macros, standard, language), drop the rest": a flag Clang's driver does not
 // know is a hard error, while a dropped code-generation flag changes nothing we look at.
 #include "cxx/CompileArgs.h"
+#include "cxx/GpuGuards.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -465,6 +466,25 @@ CompileJob defaultJob(const std::string& file, const Toolchain& tc,
   if (!tc.libtorchIncludes.empty() && !tc.pythonInclude.empty()) {
     job.args.push_back("-isystem");
     job.args.push_back(tc.pythonInclude);
+  }
+  // Stream code behind the project's own GPU switches (`#if defined(USE_GPU)`) is what there
+  // is to check: those switches are on, unless the user's flags name them (GpuGuards.h).
+  if (std::ifstream in{file, std::ios::binary}) {
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    GpuGuards g = gpuGuardMacros(text);
+    auto named = [&](const std::string& m) {
+      for (const auto& a : extraArgs)
+        if ((a.rfind("-D", 0) == 0 || a.rfind("-U", 0) == 0) && a.substr(2, m.size()) == m &&
+            (a.size() == m.size() + 2 || a[m.size() + 2] == '='))
+          return true;
+      return false;
+    };
+    g.macros.erase(std::remove_if(g.macros.begin(), g.macros.end(), named), g.macros.end());
+    for (const auto& m : g.macros) job.args.push_back("-D" + m);
+    if (!g.macros.empty()) {
+      job.configuration = gpuGuardsNote(g);
+      job.configurationLine = g.line;
+    }
   }
   job.args.insert(job.args.end(), extraArgs.begin(), extraArgs.end());
   // Projects include their own headers from the repository root or an include/ beside it

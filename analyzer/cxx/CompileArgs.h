@@ -18,6 +18,10 @@ struct CompileJob {
   std::string directory;  // working directory of the compile command
   std::vector<std::string> args;
   bool cuda = false;      // parsed as CUDA (host side)
+  // Set when the job defines the GPU guards of a file no compile command describes
+  // (GpuGuards.h): the note its findings carry, and the first guard's line.
+  std::string configuration;
+  unsigned configurationLine = 0;
 };
 
 // Where things are on this machine; filled by discoverToolchain, overridable in tests.

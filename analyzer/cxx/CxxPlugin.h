@@ -30,8 +30,16 @@ struct Request {
   std::optional<std::vector<std::string>> only;
 };
 
+// A file analysed in a configuration its build did not state (GpuGuards.h): findings there say so.
+struct Configured {
+  std::string path;     // as the module's path
+  unsigned line = 0;    // the first guard
+  std::string note;
+};
+
 struct Result {
   std::vector<model::Module> modules;   // one per analysed main file (headers' code included)
+  std::vector<Configured> configurations;
   std::vector<Finding> diagnostics;     // "parse-error"/"input-error" findings naming file+reason
   size_t translationUnits = 0;          // TUs attempted
   size_t analyzed = 0;                  // TUs that yielded a model

@@ -144,7 +144,9 @@ std::string FunctionLowering::valueName(const Expr* e) const {
 // LibTorch CUDAStream converts to cudaStream_t through an implicit conversion operator.
 StreamRef FunctionLowering::streamOf(const Expr* e) {
   if (!e) return StreamRef::current();
-  if (isa<CXXDefaultArgExpr>(e)) return omittedStream();
+  // A defaulted argument is its default's stream (`cudaStream_t stream = 0`, or a helper's
+  // `= at::cuda::getCurrentCUDAStream()`).
+  if (const auto* d = dyn_cast<CXXDefaultArgExpr>(e)) return d->getExpr() ? streamOf(d->getExpr()) : omittedStream();
   const Expr* w = e->IgnoreUnlessSpelledInSource();
   const Expr* lit = w->IgnoreParenCasts();
   if (isa<CXXNullPtrLiteralExpr>(lit) || isa<GNUNullExpr>(lit)) return omittedStream();
@@ -300,6 +302,7 @@ void FunctionLowering::call(const CallExpr* ce, const std::string& target) {
   if (isTensorFactory(norm) || norm.rfind("at::", 0) == 0 || norm.rfind("torch::", 0) == 0)
     return tensorOp(ce, object, norm, target);
   if (fd && inlineHelper(ce, fd)) return;
+  if (fd) forwardedStreamWork(ce, fd);
   // A call to a function defined in this file: rules follow it through ModuleSummary.
   if (fd) {
     const FunctionDecl* def = fd->getDefinition();

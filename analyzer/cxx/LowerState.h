@@ -75,6 +75,7 @@ class FunctionLowering {
   void assignment(const clang::Expr* lhs, const clang::Expr* rhs);
   void noteEscapes(const clang::CallExpr* ce, const std::string& name);
   bool inlineHelper(const clang::CallExpr* ce, const clang::FunctionDecl* fd);
+  void forwardedStreamWork(const clang::CallExpr* ce, const clang::FunctionDecl* fd);  // StreamForwarding.cpp
   Loc eventLoc(clang::SourceLocation l) const { return inlineDepth_ ? loc(inlineAt_) : loc(l); }
 
   model::Event& emit(model::EventKind kind, clang::SourceLocation at);
@@ -115,6 +116,12 @@ class FunctionLowering {
   int lambdaDepth_ = 0;  // inside a lambda body walked where it is written
   bool anchored() const { return inlineDepth_ == 0 && lambdaDepth_ == 0; }
 };
+
+// The GPU work (a launch, an API call) that parameter `index` of `fd`, a stream, reaches in its
+// body, directly or through up to `depth` further calls; null when none (StreamForwarding.cpp).
+// `seen` stops recursion.
+const clang::Stmt* workOnParam(const clang::FunctionDecl* fd, unsigned index, int depth,
+                               std::set<const clang::FunctionDecl*>& seen);
 
 // Type classification by qualified name (through typedefs, references and const).
 bool isTensorQualType(clang::QualType t);

@@ -235,7 +235,10 @@ extern "C" void streamlint_cxx_analyze(const sl::cxx::Request& req, sl::cxx::Res
   for (auto& t : pool) t.join();
   if (req.progress == 1 && !jobs.empty()) std::fprintf(stderr, "\n");
   // Merge in input order: output does not depend on the schedule.
-  for (auto& r : results) {
+  for (size_t i = 0; i < results.size(); ++i) {
+    auto& r = results[i];
+    if (r.module && !jobs[i].configuration.empty())
+      res.configurations.push_back({r.module->path, jobs[i].configurationLine, jobs[i].configuration});
     if (r.module) res.modules.push_back(std::move(*r.module));
     if (r.diagnostic) res.diagnostics.push_back(std::move(*r.diagnostic));
     res.analyzed += r.analyzed;

@@ -285,6 +285,12 @@ void checkCpp(const CheckOptions& opts, const std::vector<std::string>& files,
     res.hiddenUnsure += judge(m, file ? &*file : nullptr, rules, *cfg, opts, roots.deliberateReason(canonical, cfg->dir),
                               res.findings, res.hiddenDeliberate);
     if (file) noteFixBasis(res.findings, before, *file, res);
+    for (const auto& c : out.configurations)
+      if (c.path == m.path)
+        for (size_t i = before; i < res.findings.size(); ++i) {
+          res.findings[i].notes.push_back({c.path, {c.line, 1}, c.note});
+          res.findings[i].properties["configuration"] = c.note;
+        }
     if (opts.dumpModel) res.modelDump += "# " + m.path + "\n" + model::dump(m);
   }
 }
