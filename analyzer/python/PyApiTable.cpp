@@ -168,6 +168,15 @@ std::string acceleratorApi(std::string_view m) {
   return "";
 }
 
+std::string duckDeviceApi(std::string_view m, bool handedStream) {
+  // Generic names (`synchronize`, `empty_cache`, `current_device`) say nothing of the object,
+  // nor does `Event()`: threading's and multiprocessing's (`mp_ctx.Event()`) are as common.
+  for (const char* own : {"Stream", "current_stream", "default_stream"})
+    if (m == own) return "torch.cuda." + std::string(m);
+  if (m == "stream" && handedStream) return "torch.cuda.stream";
+  return "";
+}
+
 Method lookupTensorMethod(std::string_view name) {
   auto it = tensorMethods().find(name);
   if (it != tensorMethods().end()) return it->second;

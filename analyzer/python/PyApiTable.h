@@ -34,6 +34,11 @@ enum class Api : uint8_t {
 // The torch.cuda API an accelerator object's method stands for
 // (`get_accelerator().current_stream()` -> "torch.cuda.current_stream"), or "" when none.
 std::string acceleratorApi(std::string_view method);
+// The same for an object we know nothing of, recognised by the part of torch.cuda's API no
+// other object has: a platform wrapper (`Worker.torch_platform`, `self.device_module`,
+// `dev = torch.cuda`) whose `Stream()`, `current_stream()`, `default_stream()` are torch.cuda's,
+// and whose `stream(s)` opens a region when handed a stream (`handedStream`).
+std::string duckDeviceApi(std::string_view method, bool handedStream);
 
 Api lookupFunction(std::string_view canonical);
 

@@ -427,6 +427,15 @@ Value Lowerer::evalOperator(TSNode e) {
   return cudaFrom(*strongestCuda(operands));
 }
 
+// The call's first positional argument names a value known to be a stream (`x.stream(s)`).
+bool Lowerer::firstArgIsStream(TSNode argList) const {
+  if (ts_node_is_null(argList) || ts_node_named_child_count(argList) == 0) return false;
+  TSNode first = ts_node_named_child(argList, 0);
+  if (is(first, "keyword_argument") || is(first, "list_splat") || is(first, "dictionary_splat")) return false;
+  std::string p = pathOf(first);
+  return !p.empty() && lookup(p).kind == Kind::Stream;
+}
+
 Value Lowerer::evalCall(TSNode call) {
   TSNode fnNode = field(call, "function");
   CallArgs a{call, {}, {}};
@@ -445,7 +454,18 @@ Value Lowerer::evalCall(TSNode call) {
       if (recv.canonical == "torch.cuda" && recv.path.empty()) {
         canon = acceleratorApi(method);
         if (!canon.empty()) method = {};
+      } else if (recv.fact.kind == Kind::Unknown && recv.path != "self") {
+        canon = duckDeviceApi(method, firstArgIsStream(argList));
+        if (!canon.empty()) method = {};
       }
+    } else if (lookupFunction(canon) == Api::None && canon.rfind("torch.", 0) != 0 &&
+               std::count(d.begin(), d.end(), '.') >= 2) {
+      // `Worker.torch_platform.Stream()`: a platform wrapper kept on an imported class, not a
+      // function of a module (`module.Stream()` may be any library's).
+      const size_t dot = canon.rfind('.');
+      if (std::string duck = duckDeviceApi(std::string_view(canon).substr(dot + 1), firstArgIsStream(argList));
+          dot != std::string::npos && !duck.empty() && !mc_.functions.count(canon))
+        canon = std::move(duck);
     }
   } else if (is(fnNode, "identifier")) {
     canon = mc_.imports.canonical(text(fnNode, mc_.src));

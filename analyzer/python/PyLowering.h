@@ -216,6 +216,7 @@ class Lowerer {
   };
   Value eval(TSNode e);
   Value evalCall(TSNode call);
+  bool firstArgIsStream(TSNode argList) const;
   Value evalAttribute(TSNode e);
   Value evalSubscript(TSNode e);
   Value evalOperator(TSNode e);
