@@ -476,3 +476,26 @@ TEST(PythonFrontend, KernelParametersLoadedAndStored) {
     }
   EXPECT_TRUE(found) << sl::model::dump(m);
 }
+
+// A platform wrapper kept on the object (`self.platform = get_torch_device()`) is torch.cuda by
+// its API; an attribute the module only sets to a container is a host value: its `.add()` in a
+// region is a set's, not GPU work.
+TEST(PythonFrontend, PlatformWrappersAndHostContainerAttributes) {
+  std::string d = lower(
+      "import torch\n"
+      "class S:\n"
+      "  def __init__(self, platform):\n"
+      "    self.platform = platform\n"
+      "    self.stream = self.platform.Stream()\n"
+      "    self.ids: set[int] = set()\n"
+      "  def push(self, x, buf):\n"
+      "    with self.platform.stream(self.stream):\n"
+      "      buf.copy_(x, non_blocking=True)\n"
+      "      self.ids.add(1)\n");
+  EXPECT_TRUE(contains(d, "stream-create scope=0 on=the current stream api=torch.cuda.Stream value=self.stream")) << d;
+  EXPECT_TRUE(contains(d, "region parent=0 @8 stream=stream 'self.stream'")) << d;
+  EXPECT_FALSE(contains(d, "self.ids")) << d;
+  // threading's Event and a dtype's getattr are no device module.
+  std::string t = lower("import torch, threading\nclass W:\n  def __init__(self, mp):\n    self.done = mp.Event()\n");
+  EXPECT_FALSE(contains(t, "event-create")) << t;
+}

@@ -1,5 +1,7 @@
 #include "python/PyConfigAttrs.h"
 
+#include <cctype>
+
 #include "python/TsNode.h"
 
 namespace sl::py {
@@ -59,6 +61,34 @@ bool writesAt(std::string_view s, size_t i) {
   }
   return false;
 }
+// What a plain assignment or an annotated one at `i` (just after `self.<attr>`) stores:
+// 1 a host value, 0 nothing known (`None`), -1 anything else; 0 too when `i` is no such
+// assignment (an item store, an update in place, an augmented assignment).
+int storesHostValue(std::string_view s, size_t i) {
+  i = skipSpaces(s, i);
+  auto startsWith = [&](size_t at, std::string_view w) { return s.substr(at, w.size()) == w; };
+  bool hostType = false;
+  if (i < s.size() && s[i] == ':' && !startsWith(i, ":=")) {  // an annotation, up to its `=`
+    size_t t = skipSpaces(s, i + 1);
+    for (std::string_view h : {"set[", "Set[", "dict[", "Dict[", "list[", "List[", "deque", "Deque", "int", "float",
+                               "str", "bool", "Optional[int]", "Optional[str]", "DefaultDict["})
+      if (startsWith(t, h) && !(h.size() <= 5 && t + h.size() < s.size() && identChar(s[t + h.size()]))) hostType = true;
+    while (i < s.size() && s[i] != '=' && s[i] != '\n') ++i;
+    if (i >= s.size() || s[i] != '=') return hostType ? 1 : 0;  // `self.x: set[int]` alone
+  }
+  if (i >= s.size() || s[i] != '=' || startsWith(i, "==")) return 0;
+  size_t v = skipSpaces(s, i + 1);
+  if (v >= s.size()) return 0;
+  if (hostType) return 1;
+  if (startsWith(v, "None") && !(v + 4 < s.size() && identChar(s[v + 4]))) return 0;
+  const char c = s[v];
+  if (c == '[' || c == '{' || c == '"' || c == '\'' || startsWith(v, "()") || std::isdigit(static_cast<unsigned char>(c)))
+    return 1;
+  for (std::string_view h : {"True", "False", "f\"", "f'", "set(", "dict(", "list(", "tuple(", "deque(", "defaultdict(",
+                             "OrderedDict(", "Counter(", "collections.", "queue.", "Queue(", "threading.", "weakref."})
+    if (startsWith(v, h)) return 1;
+  return -1;
+}
 }  // namespace
 
 void ConfigAttrs::index(std::string_view src) const {
@@ -70,8 +100,11 @@ void ConfigAttrs::index(std::string_view src) const {
     while (end < src.size() && identChar(src[end])) ++end;
     if (end == b) continue;
     bool deleted = at >= 4 && src.substr(at - 4, 4) == "del ";
-    if (!deleted && !writesAt(src, end)) continue;
+    const int host = deleted ? -1 : storesHostValue(src, end);
+    if (!deleted && !writesAt(src, end) && host == 0) continue;
     Writes& w = writes_[std::string(src.substr(b, end - b))];
+    w.hostAssigns += host > 0;
+    w.otherAssigns += host < 0;
     const Init* in = nullptr;
     for (const auto& i : inits_)
       if (at >= i.begin && at < i.end) in = &i;
@@ -88,6 +121,16 @@ bool ConfigAttrs::isConfig(std::string_view src, const std::string& cls, std::st
   for (const auto& c : it->second.initClasses)
     if (c == cls) return true;
   return false;
+}
+
+}  // namespace sl::py
+
+namespace sl::py {
+
+bool ConfigAttrs::hostValued(std::string_view src, std::string_view attr) const {
+  if (!indexed_) index(src);
+  auto it = writes_.find(std::string(attr));
+  return it != writes_.end() && it->second.hostAssigns > 0 && it->second.otherAssigns == 0;
 }
 
 }  // namespace sl::py

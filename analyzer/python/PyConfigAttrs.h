@@ -24,6 +24,11 @@ class ConfigAttrs {
   void addInit(std::string cls, uint32_t begin, uint32_t end) { inits_.push_back({std::move(cls), begin, end}); }
   // `self.<attr>` is written by `cls.__init__` and by no other code of `src` but `__init__`s.
   bool isConfig(std::string_view src, const std::string& cls, std::string_view attr) const;
+  // Every assignment of `self.<attr>` in `src` stores a host value: a container (`set()`,
+  // `{}`, `[...]`, `deque()`), a number, a string or a bool, or is annotated with such a type
+  // (`self.ids: set[int] = set()`); `None` and updates in place say nothing either way. Its
+  // methods are then the container's (`self.ids.add(i)` is no Tensor.add), never GPU work.
+  bool hostValued(std::string_view src, std::string_view attr) const;
 
  private:
   struct Init {
@@ -33,6 +38,7 @@ class ConfigAttrs {
   struct Writes {
     std::vector<std::string> initClasses;  // classes whose `__init__` writes it
     bool elsewhere = false;                // written outside every `__init__`
+    unsigned hostAssigns = 0, otherAssigns = 0;  // plain assignments, by what they store
   };
   // One pass over the module's `self.<name>` writes, the first time a class asks.
   void index(std::string_view src) const;

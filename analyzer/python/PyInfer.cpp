@@ -23,8 +23,16 @@ std::string rootOf(const std::string& path) { return path.substr(0, path.find_fi
 
 // `v` is used as a tensor: in a file that touches CUDA it becomes a CUDA tensor of low
 // confidence (an annotation or a tensor method says nothing about the device).
+// `self.ids` that the module only ever sets to a container or a scalar (ConfigAttrs::hostValued).
+bool Lowerer::hostAttribute(const std::string& path) const {
+  if (!path.starts_with("self.")) return false;
+  std::string_view attr = std::string_view(path).substr(5);
+  return attr.find_first_of(".[") == std::string_view::npos && mc_.config.hostValued(mc_.src, attr);
+}
+
 void Lowerer::asTensor(Value& v, TSNode at, const std::string& why) {
   if (v.fact.kind != Kind::Unknown || v.path.empty() || !v.canonical.empty() || !mc_.touchesCuda) return;
+  if (hostAttribute(v.path)) return;
   if (v.path == "self" || !mc_.imports.canonical(rootOf(v.path)).empty())
     return;  // `np.x`, `math.pi`: names of other libraries
   v.fact = Fact{};
@@ -50,7 +58,7 @@ void Lowerer::asTensor(Value& v, TSNode at, const std::string& why) {
 // numpy array has the same methods, but is not what a CUDA stream region is for).
 void Lowerer::queuedInRegion(Value& v, TSNode at, std::string_view method) {
   if (v.fact.kind != Kind::Unknown || v.path.empty() || v.path == "self" || !v.canonical.empty()) return;
-  if (!mc_.imports.canonical(rootOf(v.path)).empty() || cpuFunction_ || cpuBranch_) return;
+  if (!mc_.imports.canonical(rootOf(v.path)).empty() || cpuFunction_ || cpuBranch_ || hostAttribute(v.path)) return;
   const model::StreamRef s = model::effectiveStream(fn_, scope_);
   if (!s.isSide() || model::enclosingSideRegion(fn_, scope_) < 0) return;
   v.fact = Fact{};

@@ -195,6 +195,7 @@ class Lowerer {
   // `v` calls a tensor method (or reads itself on the host): a tensor of unknown device, or of
   // the module's device when it is read from an input of forward (forwardInput).
   void usedAsTensor(Value& v, TSNode at, const std::string& why);
+  bool hostAttribute(const std::string& path) const;
   void queuedInRegion(Value& v, TSNode at, std::string_view method);
   // `t.record_stream(s)`: only a CUDA tensor has an allocator block to mark, so `v` is one, and
   // the events of this function that produced it were GPU work, whatever their guess said.
