@@ -490,7 +490,20 @@ CompileJob defaultJob(const std::string& file, const Toolchain& tc,
   // Projects include their own headers from the repository root or an include/ beside it
   // (`#include "torchao/csrc/..."`): without a build's flags, the file's ancestors are searched
   // last, after everything else (-idirafter), so they never shadow a header found otherwise.
+  // A directory the user already gave with -I stays theirs: Clang drops a user directory that
+  // repeats a system one, and -idirafter's are system directories, so the project's headers
+  // found there would pass for system headers (never inlined, their events unseen).
+  auto given = [&](const std::string& dir) {
+    for (size_t i = 0; i < extraArgs.size(); ++i) {
+      const std::string& a = extraArgs[i];
+      if (a == "-I" && i + 1 < extraArgs.size() && fs::path(extraArgs[i + 1]).lexically_normal() == fs::path(dir))
+        return true;
+      if (a.rfind("-I", 0) == 0 && a.size() > 2 && fs::path(a.substr(2)).lexically_normal() == fs::path(dir)) return true;
+    }
+    return false;
+  };
   for (const auto& dir : projectIncludeDirs(file)) {
+    if (given(dir)) continue;
     job.args.push_back("-idirafter");
     job.args.push_back(dir);
   }

@@ -11,6 +11,7 @@
 namespace sl::cxx {
 
 using namespace clang;
+using model::EventKind;
 
 namespace {
 
@@ -54,6 +55,12 @@ class Uses : public RecursiveASTVisitor<Uses> {
         use(oc->getArg(0));
     }
     if (skip) return true;
+    // A wait or sync names its event by position: taken whatever its type reads as (an element
+    // of std::vector<cudaEvent_t> is a `CUevent_st *&`, the typedef's name lost).
+    if (const ApiEntry* api = callee.empty() ? nullptr : lookupApi(callee);
+        api && (api->op == ApiOp::Wait || api->op == ApiOp::Sync) && api->value >= 0 &&
+        unsigned(api->value) < ce->getNumArgs())
+      use(ce->getArg(unsigned(api->value)), true);
     for (unsigned i = first; i < ce->getNumArgs(); ++i) use(ce->getArg(i));
     return true;
   }
@@ -74,15 +81,48 @@ class Uses : public RecursiveASTVisitor<Uses> {
   }
 
  private:
-  void use(const Expr* e) {
-    if (!e || !isEventQualType(e->getType())) return;
+  void use(const Expr* e, bool anyType = false) {
+    if (!e || (!anyType && !isEventQualType(e->getType()))) return;
     std::string n = name_(e);
     if (!n.empty() && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(std::move(n));
   }
   const std::function<std::string(const Expr*)>& name_;
 };
 
+// The events a body creates: `cudaEventCreate*(&ev, ...)` (the API table's EventCreate).
+class Creations : public RecursiveASTVisitor<Creations> {
+ public:
+  std::vector<const Expr*> out;
+  bool VisitCallExpr(CallExpr* ce) {
+    const FunctionDecl* fd = ce->getDirectCallee();
+    if (!fd) return true;
+    const ApiEntry* api = lookupApi(normalizeApiName(fd->getQualifiedNameAsString()));
+    if (api && api->op == ApiOp::EventCreate && api->value >= 0 && unsigned(api->value) < ce->getNumArgs())
+      out.push_back(ce->getArg(unsigned(api->value)));
+    return true;
+  }
+};
+
 }  // namespace
+
+// A function of a project header (a struct's constructor that creates its events, a helper that
+// waits on them): not lowered, as the file's own code is, but the events it creates and those it
+// consumes count for the file's records (rules/EventUse.h): a member event the project's header
+// creates, recorded here and consumed nowhere in the translation unit, orders nothing.
+void FunctionLowering::headerEvents(const FunctionDecl* fd) {
+  const Stmt* body = fd->getBody();
+  if (!body) return;
+  collectEventUses(body);
+  Creations c;
+  c.TraverseStmt(const_cast<Stmt*>(body));
+  for (const Expr* e : c.out) {
+    model::Event ev;
+    ev.kind = EventKind::EventCreate;
+    ev.value = valueName(e);
+    ev.api = "cudaEventCreate (in a project header)";
+    if (!ev.value.empty()) fn_.events.push_back(std::move(ev));
+  }
+}
 
 void FunctionLowering::collectEventUses(const Stmt* body) {
   if (!body) return;

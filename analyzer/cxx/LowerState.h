@@ -32,6 +32,8 @@ class FunctionLowering {
       : ctx_(ctx), sm_(ctx.getSourceManager()), fn_(fn), opts_(opts), lambdasSeen_(lambdasSeen) {}
 
   void lower(const clang::FunctionDecl* fd);
+  // A project header's function: only the events it creates and consumes (EventUses.cpp).
+  void headerEvents(const clang::FunctionDecl* fd);
 
   // ---- statements and scopes (Lowering.cpp) ----
  private:

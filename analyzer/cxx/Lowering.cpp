@@ -375,7 +375,10 @@ class TuWalker {
     const auto* fd = dyn_cast<FunctionDecl>(d);
     if (!fd || !fd->doesThisDeclarationHaveABody() || fd->isImplicit()) return;
     if (fd->isTemplateInstantiation()) return;
-    if (!sm.isInMainFile(sm.getExpansionLoc(fd->getLocation()))) return;
+    if (!sm.isInMainFile(sm.getExpansionLoc(fd->getLocation()))) {
+      if (!sm.isInSystemHeader(sm.getExpansionLoc(fd->getLocation()))) headerEvents(fd);
+      return;
+    }
     // Kernels and device-only functions run on the GPU: no stream operations to lower.
     if (fd->hasAttr<CUDAGlobalAttr>() || (fd->hasAttr<CUDADeviceAttr>() && !fd->hasAttr<CUDAHostAttr>()))
       return;
@@ -383,6 +386,18 @@ class TuWalker {
     FunctionLowering fl(ctx_, f, o_, lambdasSeen_);
     fl.lower(fd);
     m_.functions.push_back(std::move(f));
+  }
+
+  // Events a project header's function creates and consumes, kept on `<module>` (functions[0]).
+  void headerEvents(const FunctionDecl* fd) {
+    if (fd->hasAttr<CUDAGlobalAttr>() || (fd->hasAttr<CUDADeviceAttr>() && !fd->hasAttr<CUDAHostAttr>())) return;
+    model::Function scratch;
+    scratch.scopes.emplace_back();
+    FunctionLowering(ctx_, scratch, o_, lambdasSeen_).headerEvents(fd);
+    model::Function& top = m_.functions[0];
+    for (auto& e : scratch.events) top.events.push_back(std::move(e));
+    for (auto& u : scratch.eventUses)
+      if (std::find(top.eventUses.begin(), top.eventUses.end(), u) == top.eventUses.end()) top.eventUses.push_back(std::move(u));
   }
 
   ASTContext& ctx_;

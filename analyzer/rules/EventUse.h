@@ -4,8 +4,10 @@
 // the file consumes orders nothing; the wait it was recorded for is missing.
 //
 // Policy, with the reason:
-//  - only events the file itself creates (cudaEventCreate*, anywhere in the file): an event
-//    made elsewhere (a parameter, a handle from another library) may be consumed there;
+//  - only events the file itself creates (cudaEventCreate*, anywhere in the file) or a project
+//    header it includes creates (a struct's constructor; the lowering keeps those creations,
+//    and the header's uses, on `<module>`): an event made elsewhere (a parameter, a handle
+//    from another library) may be consumed there;
 //  - events are matched by the last member of their access path (`ctx->done`, `this->done_` and
 //    `done` are one `done`; `p->pool[][].h2d` is `h2d[]`): the object reached differs between
 //    functions, the member does not, and a same-named consumer anywhere counts as a use;

@@ -51,3 +51,16 @@ int main() {
   cudaFree(d);
   return 0;
 }
+
+// A constructor's loop creates one event per stream of the object it builds: set-up, once per
+// object, not once per call of the work (whisper.cpp's ggml_cuda_concurrent_event).
+struct Branches {
+  cudaStream_t streams[4];
+  cudaEvent_t done[4];
+  Branches() {
+    for (int i = 0; i < 4; ++i) {
+      cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking);
+      cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming);
+    }
+  }
+};

@@ -17,7 +17,10 @@ class StreamCreatedPerCall : public Rule {
         if (e.kind != EventKind::StreamCreate && e.kind != EventKind::EventCreate) continue;
         if (kept(f, e)) continue;
         const char* what = e.kind == EventKind::StreamCreate ? "stream" : "event";
-        if (model::enclosingScope(f, e.scope, model::ScopeKind::Loop) >= 0) {
+        // A constructor's loop makes one stream or event per element of what it builds
+        // (`for (auto& e : joined) cudaEventCreate(&e)`): set-up, once per object.
+        const bool setUp = isConstructor(f.name) && !e.pooled;
+        if (!setUp && model::enclosingScope(f, e.scope, model::ScopeKind::Loop) >= 0) {
           ctx.report(e.loc, std::string(what) +
                                 (e.pooled ? " taken from the stream pool on every loop iteration: the pool "
                                             "cycles through a few streams, so iterations silently share "
