@@ -100,6 +100,7 @@ GpuGuards gpuGuardMacros(std::string_view text) {
   std::vector<std::pair<unsigned, std::string>> asked;  // line, macro
   unsigned lineNo = 0;
   size_t at = 0;
+  bool unguarded = false;  // stream code outside every conditional
   while (at < text.size()) {
     // One logical line: physical lines joined where they end in a backslash.
     std::string line;
@@ -117,8 +118,10 @@ GpuGuards gpuGuardMacros(std::string_view text) {
     size_t p = line.find_first_not_of(" \t");
     if (p == std::string::npos) continue;
     if (line[p] != '#') {
-      if (streamCode(line))
+      if (streamCode(line)) {
         for (auto& frame : stack) frame.back().gpu = true;
+        unguarded |= stack.empty();
+      }
       continue;
     }
     std::string d = stripComment(line.substr(p + 1));
@@ -158,6 +161,9 @@ GpuGuards gpuGuardMacros(std::string_view text) {
     }
   }
   GpuGuards g;
+  // A file whose stream code also runs unguarded is GPU code in every configuration: its
+  // switches are features (`#ifdef FIXED`, `#ifdef USE_NCCL`), not the GPU configuration.
+  if (unguarded) return g;
   for (const auto& [line, m] : asked) {
     if (m.empty() || m[0] == '_' || definedHere.count(m)) continue;  // the implementation's, or the file's own
     if (wanted.insert(m).second && (!g.line || line < g.line)) g.line = line;

@@ -20,6 +20,8 @@ struct GpuGuards {
 // `<<<` launches, async copies, CUDA headers). Left out: names reserved to the implementation
 // (`__CUDACC__`, `_WIN32`: the compiler's, not the project's), macros the file defines itself,
 // and names compared to values (`#if CUDA_VERSION >= 12000`: a header's version, not a switch).
+// Nothing at all when stream code also lies outside every conditional (`#include`s aside): the
+// file is GPU code in every configuration, and its switches are features (`#ifdef FIXED`).
 GpuGuards gpuGuardMacros(std::string_view text);
 
 // The note findings of such a file carry: which configuration was analysed and how to change it.

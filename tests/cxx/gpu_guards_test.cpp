@@ -43,3 +43,10 @@ TEST(GpuGuards, NestedStreamCodeCountsForEveryEnclosingGuardAndContinuationsJoin
   EXPECT_THAT(g.macros, ElementsAre("USE_GPU", "USE_STREAMS"));
   EXPECT_NE(gpuGuardsNote(g).find("-UUSE_GPU -UUSE_STREAMS"), std::string::npos);
 }
+
+TEST(GpuGuards, FeatureSwitchesOfUnconditionalGpuCodeStayOff) {
+  GpuGuards g = gpuGuardMacros(
+      "#include <cuda_runtime.h>\nvoid f(cudaStream_t a, cudaStream_t b, cudaEvent_t e) {\n"
+      "  cudaEventRecord(e, a);\n#ifdef FIXED\n  cudaStreamWaitEvent(b, e, 0);\n#endif\n}\n");
+  EXPECT_THAT(g.macros, IsEmpty());
+}
