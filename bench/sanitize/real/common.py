@@ -1,8 +1,9 @@
 """What the programs of bench/sanitize/real share: their arguments, the step timer, and the
 run-time mutants.
 
-A mutant removes one ordering edge: `--mutant skip:METHOD:FILE[:LINE]` turns METHOD into a no-op
-where it is called from a file whose path ends with FILE (at line LINE if given), so only the
+A mutant removes one ordering edge: `--mutant skip:METHOD:FILE[:WHERE]` turns METHOD into a no-op
+where it is called from a file whose path ends with FILE (WHERE: at that line, or in the function
+of that name), so only the
 library's own call is removed and every other caller keeps it. METHOD is one of
 wait_stream, wait_event (torch.cuda.Stream), event_wait (torch.cuda.Event.wait) and
 record_stream (torch.Tensor). Each program also names its own mutants (`--mutant NAME`), which
@@ -33,7 +34,7 @@ def args(mutants, extra=None, steps=200):
     p = argparse.ArgumentParser()
     p.add_argument("--steps", type=int, default=steps)
     p.add_argument("--time", action="store_true", help="print the mean step time of the second half")
-    p.add_argument("--mutant", default="", help="one of %s, or skip:METHOD:FILE[:LINE]" % sorted(mutants))
+    p.add_argument("--mutant", default="", help="one of %s, or skip:METHOD:FILE[:WHERE]" % sorted(mutants))
     p.add_argument("--census", action="store_true")
     if extra:
         extra(p)
@@ -48,14 +49,15 @@ def args(mutants, extra=None, steps=200):
     return a
 
 
-def skip(method, file, line=None):
+def skip(method, file, where=None):
     owner, attr = METHODS[method]
     real = getattr(owner, attr)
     fired = collections.Counter()
 
     def maybe(self, *args, **kwargs):
         f = sys._getframe(1)
-        if f.f_code.co_filename.endswith(file) and (line is None or f.f_lineno == int(line)):
+        if f.f_code.co_filename.endswith(file) and (where is None or str(f.f_lineno) == where
+                                                      or f.f_code.co_name == where):
             fired[f"{f.f_code.co_filename}:{f.f_lineno}"] += 1
             return None  # the mutant: this edge is gone
         return real(self, *args, **kwargs)
@@ -70,11 +72,12 @@ def census():
         def wrap(real, method=method):
             def counted(self, *args, **kwargs):
                 f = sys._getframe(1)
-                seen[(method, f.f_code.co_filename, f.f_lineno)] += 1
+                seen[(method, f.f_code.co_filename, f.f_lineno, f.f_code.co_name)] += 1
                 return real(self, *args, **kwargs)
             return counted
         setattr(owner, attr, wrap(getattr(owner, attr)))
-    atexit.register(lambda: [sys.stderr.write(f"census {m} {f}:{l} x{n}\n") for (m, f, l), n in sorted(seen.items())])
+    atexit.register(lambda: [sys.stderr.write(f"census {m} {f}:{l} ({fn}) x{n}\n")
+                             for (m, f, l, fn), n in sorted(seen.items())])
 
 
 class StepTimer:

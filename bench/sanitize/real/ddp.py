@@ -1,7 +1,8 @@
 """DDP on one GPU (a process group of one rank over NCCL) with gradient_as_bucket_view=True: the
 gradients are views into the reducer's buckets, all-reduced on NCCL's stream; the reducer makes
 the default stream wait for the all-reduce through the CUDA-aware future of its comm hook. With
-`--hook allreduce` the same all-reduce is a Python comm hook (`work.get_future()`); the mutant
+`--hook allreduce` the same all-reduce is a Python comm hook (`work.get_future().then(...)`, as
+torch's allreduce_hook); the mutant
 `future-without-events` returns a plain future instead, so the optimizer's reads of the buckets
 are no longer ordered after NCCL's writes.
 
@@ -31,7 +32,8 @@ def allreduce_hook(state, bucket):
         fut = torch.futures.Future()  # no devices: carries no CUDA event of NCCL's stream
         fut.set_result(buf)
         return fut
-    return work.get_future()  # CUDA-aware: the reducer's wait joins NCCL's stream
+    # CUDA-aware (as torch's own allreduce_hook): the reducer's wait joins NCCL's stream
+    return work.get_future().then(lambda fut: fut.value()[0])
 
 
 torch.manual_seed(0)

@@ -16,7 +16,9 @@ MUTANTS = {
     "no-allgather-wait": f"skip:event_wait:{COLL}",
     "no-allgather-wait-event": f"skip:wait_event:{COLL}",
     # the reduce-scatter stream waits for the backward (the gradients) before its copy-in
-    "no-reduce-scatter-wait": f"skip:wait_stream:{COLL}",
+    "no-reduce-scatter-wait": f"skip:wait_stream:{COLL}:foreach_reduce",
+    # the all-gather stream waits for the copy-in stream (the all-gather's input)
+    "no-copy-in-wait": f"skip:wait_stream:{COLL}:foreach_all_gather",
 }
 
 

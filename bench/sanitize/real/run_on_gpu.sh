@@ -1,13 +1,16 @@
 #!/bin/bash
 # The real-library programs of bench/sanitize/real on the GPU machine. Everything the device tool
 # carried is under D (bin/streamlint, lib/, share/, bench/sanitize/real/): set D, PHASE, STEPS.
-#   PHASE=smoke : every program and mutant, STEPS steps, --sanitize, 4 at a time; CSAN (5 steps)
+#   PHASE=smoke : every program and mutant, STEPS steps, --sanitize, 6 at a time; who calls the
+#                 stream methods in FSDP2 (--census)
 #   PHASE=full  : correct programs STEPS (>= 200) steps under --sanitize and the default recorder,
 #                 mutants, short recordings for the fixtures, CSAN, then REPS interleaved overhead rounds.
 # Logs and outputs go to /tmp/sl and come back as tarballs in $OUT; progress in $OUT/progress.txt.
 set -u
 D=$(realpath ${D:-.dev34}); SL=$D/bin/streamlint; P=$D/bench/sanitize/real
 O=${OUT:-/tmp/sl-out}; L=/tmp/sl; mkdir -p $L $O
+# 200 steps of the GPT-2 make ~1M allocator events: a larger trace ring, so no block is unknown
+export SL_SANITIZE_BLOCKS=${SL_SANITIZE_BLOCKS:-4000000}
 export PYTHONUNBUFFERED=1 D SL P O L
 log() { echo "[$(date +%T)] $*" | tee -a $O/progress.txt; }
 export -f log
@@ -30,6 +33,7 @@ fsdp2-r1-o0-M-no-allgather-wait-event fsdp2.py --reshard 1 --offload 0 --mutant 
 fsdp2-r1-o0-M-no-reduce-scatter-wait fsdp2.py --reshard 1 --offload 0 --mutant no-reduce-scatter-wait
 fsdp2-r0-o1-M-no-allgather-wait fsdp2.py --reshard 0 --offload 1 --mutant no-allgather-wait
 fsdp2-r0-o1-M-no-reduce-scatter-wait fsdp2.py --reshard 0 --offload 1 --mutant no-reduce-scatter-wait
+fsdp2-r1-o0-M-no-copy-in-wait fsdp2.py --reshard 1 --offload 0 --mutant no-copy-in-wait
 ddp-M-future-without-events ddp.py --mutant future-without-events
 save_on_cpu-M-no-batch-wait save_on_cpu.py --mutant no-batch-wait
 save_on_cpu-M-no-batch-record-stream save_on_cpu.py --mutant no-batch-record-stream
@@ -68,30 +72,34 @@ export -f job
 many() { while read -r name args; do echo "$name $2 $3 $args"; done | xargs -P $4 -L 1 bash -c 'job "$@"' _ ; }
 log "start $PHASE; $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader); torch $(python3 -c 'import torch,transformers;print(torch.__version__, transformers.__version__)' 2>&1 | tail -1)"
 if [ $PHASE = smoke ]; then
-  many x ${STEPS:-20} sanitize 4 < $L/programs
-  many x ${STEPS:-20} sanitize 4 < $L/mutants
+  many x ${STEPS:-20} sanitize 6 < $L/programs
+  many x ${STEPS:-20} sanitize 6 < $L/mutants
   timeout 300 $SL run --sanitize --out $L/census -- python3 $P/fsdp2.py --reshard 1 --offload 1 --census --steps 3 > $L/census.out 2>&1
   grep -h census $L/census.out | sort | uniq > $O/census.txt
-  (grep -v -- -M- $L/programs | head -10; grep -- -M- $L/mutants | awk '!seen[$2]++') | many x 5 csan 4
   tar czf $O/outputs.tgz -C $L --exclude='*.slog' .
   tar czf $O/logs-correct.tgz -C $L $(cd $L && ls -d sanitize-* | grep -v -- -M-)
   log "smoke done"; exit 0
 fi
 # Fixtures: FIXSTEPS-step recordings of each correct program and of the mutants named in FIXMUT.
 fixtures() {
-  grep -v -- -M- $L/programs | many x ${FIXSTEPS:-3} sanitize 4
-  for m in ${FIXMUT:-}; do grep "^$m " $L/mutants; done | many x ${FIXSTEPS:-3} sanitize 4
-  (cd $L && find sanitize-* -name '*.slog' -size -4M | tar czf $O/fixtures.tgz -T -)
+  mkdir -p $L/fix
+  (grep -v -- -M- $L/programs; for m in ${FIXMUT:-}; do grep "^$m " $L/mutants; done) | sed 's/^/fix-/' | many x ${FIXSTEPS:-4} sanitize 6
+  (cd $L && find sanitize-fix-* -name '*.slog' -size -4M | tar czf $O/fixtures.tgz -T -)
   log "fixtures: $(du -sb $O/fixtures.tgz | cut -f1) B"
 }
+save() { tar czf $O/outputs.tgz -C $L --exclude='*.slog' . ; cp $L/census.out $O/ 2>/dev/null; }
 if [ $PHASE = full ]; then
-  fixtures; mkdir -p $L/fix; mv $L/sanitize-* $L/fix/
-  many x $STEPS sanitize 3 < $L/programs
+  # in order of what matters most, saved after each part (a run cut short still tells)
+  (timeout 200 $SL run --sanitize --out $L/census -- python3 $P/fsdp2.py --reshard 1 --offload 0 --census --steps 3 \
+     > $L/census.out 2>&1 &)
+  many x $STEPS sanitize ${PAR:-5} < $L/programs; save
   log "SL904 on the correct programs: $(grep -c '^  ' $O/summary.txt) findings"
-  many x ${MSTEPS:-30} sanitize 4 < $L/mutants
-  many x $STEPS record 4 < $L/programs
-  (grep -v -- -M- $L/programs; cat $L/mutants) | many x ${CSTEPS:-20} csan 4
-  tar czf $O/outputs.tgz -C $L --exclude='*.slog' --exclude=fix .
+  bad=$(grep -E '^sanitize-[^ ]*: SL904 [1-9]' $O/summary.txt | cut -d: -f1)  # false alarms: their logs come back
+  [ -n "$bad" ] && (cd $L && find $bad -name '*.slog' | tar czf $O/falsealarm.tgz -T -)
+  many x ${MSTEPS:-20} sanitize 6 < $L/mutants; save
+  fixtures; save
+  (grep -v -- -M- $L/programs; grep -- -M- $L/mutants | awk '!seen[$2]++') | many x ${CSTEPS:-10} csan 8; save
+  many x $STEPS record ${PAR:-5} < $L/programs; save
   log "full done"; exit 0
 fi
 # Overhead: REPS rounds, in each every program plain, under the default recorder and under

@@ -1,0 +1,75 @@
+"""SL904 on real libraries' stream code (issue 34): `streamlint report` on short recordings made
+with `streamlint run --sanitize` on the GPU machine from bench/sanitize/real/ (FSDP2, DDP,
+save_on_cpu, a transformers GPT-2 with gradient checkpointing, Lightning with forked workers,
+a 1F1B schedule). The logs are gzipped (fixtures/sanitize/real/*.slog.gz); each is unpacked into
+a temporary folder first. A correct program's log must give no SL904 (and must have been
+judged); a mutant's log must give the race of the edge it removed, at the program's lines.
+
+    real_libs_test.py --streamlint BIN
+"""
+import argparse
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+FIX = os.path.join(HERE, "fixtures", "sanitize", "real")
+SRC = "bench/sanitize/real/"
+
+# log -> None (correct: no SL904) or (kind, file, line of the finding, line of the other access).
+EXPECTED = {
+}
+
+
+def fail(msg):
+    sys.exit("FAIL: " + msg)
+
+
+def races(slog_gz, tmp):
+    log = os.path.join(tmp, os.path.basename(slog_gz)[:-3])
+    with gzip.open(slog_gz, "rb") as f, open(log, "wb") as g:
+        shutil.copyfileobj(f, g)
+    # From the repository root: the log names the GPU machine's paths, found here by their tails.
+    p = subprocess.run([A.streamlint, "report", log, "--format", "json"], capture_output=True, text=True, cwd=ROOT)
+    if p.returncode not in (0, 1):
+        fail(f"report {log} exited {p.returncode}: {p.stderr}")
+    if "SL904 checked" not in p.stderr or "SL904 not judged" in p.stderr:
+        fail(f"{log}: the race check must have run on the whole log: {p.stderr}")
+    return [f for f in json.loads(p.stdout)["findings"] if f["rule"] == "SL904"]
+
+
+def check(name, found):
+    want = EXPECTED[name]
+    got = [(f["properties"]["kind"], f["path"], f["line"], f["properties"]["lines"]) for f in found]
+    if want is None:
+        if found:
+            fail(f"{name}: a correct program, no SL904 expected, got {got}")
+        return
+    kind, src, line, other = want
+    hits = [f for f in found if f["properties"]["kind"] == kind and f["path"].endswith(SRC + src) and f["line"] == line
+            and any(l.endswith(f"{src}:{other}") for l in f["properties"]["lines"])]
+    if not hits:
+        fail(f"{name}: {kind} at {src}:{line} (other access at line {other}) expected, got {got}")
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--streamlint", required=True)
+    A = ap.parse_args()
+    logs = sorted(f for f in os.listdir(FIX) if f.endswith(".slog.gz"))
+    if sorted(EXPECTED) != logs:  # a fixture without an expectation, or one gone: both are errors
+        fail(f"fixtures {logs} and expectations {sorted(EXPECTED)} differ")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in logs:
+            check(name, races(os.path.join(FIX, name), tmp))
+    print(f"PASS ({len(logs)} logs)")
+
+
+if __name__ == "__main__":
+    main()
