@@ -83,7 +83,7 @@ fi
 # Fixtures: FIXSTEPS-step recordings of each correct program and of the mutants named in FIXMUT.
 fixtures() {
   mkdir -p $L/fix
-  (grep -v -- -M- $L/programs; for m in ${FIXMUT:-}; do grep "^$m " $L/mutants; done) | sed 's/^/fix-/' | many x ${FIXSTEPS:-4} sanitize 6
+  (grep -v -- -M- $L/programs; for m in ${FIXMUT:-}; do grep "^$m " $L/mutants; done) | sed 's/^/fix-/' | many x ${FIXSTEPS:-4} sanitize ${MPAR:-6}
   (cd $L && find sanitize-fix-* -name '*.slog' -size -4M | tar czf $O/fixtures.tgz -T -)
   log "fixtures: $(du -sb $O/fixtures.tgz | cut -f1) B"
 }
@@ -96,11 +96,13 @@ if [ $PHASE = full ]; then
   log "SL904 on the correct programs: $(grep -c '^  ' $O/summary.txt) findings"
   bad=$(grep -E '^sanitize-[^ ]*: SL904 [1-9]' $O/summary.txt | cut -d: -f1)  # false alarms: their logs come back
   [ -n "$bad" ] && (cd $L && find $bad -name '*.slog' | tar czf $O/falsealarm.tgz -T -)
-  many x ${MSTEPS:-20} sanitize 6 < $L/mutants; save
+  many x ${MSTEPS:-20} sanitize ${MPAR:-6} < $L/mutants; save
   fixtures; save
   (grep -v -- -M- $L/programs; grep -- -M- $L/mutants | awk '!seen[$2]++') | many x ${CSTEPS:-10} csan 8; save
   many x $STEPS record ${PAR:-5} < $L/programs; save
-  log "full done"; exit 0
+  log "full done"
+  [ -n "${OVERHEAD:-}" ] || exit 0
+  STEPS=${OSTEPS:-100}  # then the overhead rounds below, as far as the call's time goes
 fi
 # Overhead: REPS rounds, in each every program plain, under the default recorder and under
 # --sanitize, one after the other (nothing else on the GPU); `--time` prints the mean step time
