@@ -1,0 +1,108 @@
+"""What the programs of bench/sanitize/real share: their arguments, the step timer, and the
+run-time mutants.
+
+A mutant removes one ordering edge: `--mutant skip:METHOD:FILE[:WHERE]` turns METHOD into a no-op
+where it is called from a file whose path ends with FILE (WHERE: at that line, or in the function
+of that name), so only the
+library's own call is removed and every other caller keeps it. METHOD is one of
+wait_stream, wait_event (torch.cuda.Stream), event_wait (torch.cuda.Event.wait) and
+record_stream (torch.Tensor). Each program also names its own mutants (`--mutant NAME`), which
+are such a skip or an edge dropped in the driver. `--census` counts who calls those methods
+(printed at exit) to find the library's edges. Both print what they did to stderr, so a mutant
+that never fired is seen, not taken for a missed race.
+"""
+import argparse
+import atexit
+import collections
+import os
+import sys
+import time
+
+import torch
+
+METHODS = {  # name -> (owner, attribute)
+    "wait_stream": (torch.cuda.Stream, "wait_stream"),
+    "wait_event": (torch.cuda.Stream, "wait_event"),
+    "event_wait": (torch.cuda.Event, "wait"),
+    "record_stream": (torch.Tensor, "record_stream"),
+}
+
+
+def args(mutants, extra=None, steps=200):
+    """Parses the common flags; `mutants` maps a program's mutant names to a skip spec or to
+    None (the driver drops the edge itself: it reads `a.mutant`)."""
+    p = argparse.ArgumentParser()
+    p.add_argument("--steps", type=int, default=steps)
+    p.add_argument("--time", action="store_true", help="print the mean step time of the second half")
+    p.add_argument("--mutant", default="", help="one of %s, or skip:METHOD:FILE[:WHERE]" % sorted(mutants))
+    p.add_argument("--census", action="store_true")
+    if extra:
+        extra(p)
+    a = p.parse_args()
+    spec = mutants.get(a.mutant, a.mutant) if a.mutant else None
+    if a.mutant and a.mutant not in mutants and not a.mutant.startswith("skip:"):
+        p.error(f"unknown mutant {a.mutant}")
+    if spec:
+        skip(*spec.split(":")[1:])
+    if a.census:
+        census()
+    return a
+
+
+def skip(method, file, where=None):
+    owner, attr = METHODS[method]
+    real = getattr(owner, attr)
+    fired = collections.Counter()
+
+    def maybe(self, *args, **kwargs):
+        f = sys._getframe(1)
+        if f.f_code.co_filename.endswith(file) and (where is None or str(f.f_lineno) == where
+                                                      or f.f_code.co_name == where):
+            fired[f"{f.f_code.co_filename}:{f.f_lineno}"] += 1
+            return None  # the mutant: this edge is gone
+        return real(self, *args, **kwargs)
+
+    setattr(owner, attr, maybe)
+    atexit.register(lambda: sys.stderr.write(f"mutant skip {method} from {file}: {dict(fired) or 'NEVER FIRED'}\n"))
+
+
+def census():
+    seen = collections.Counter()
+    for method, (owner, attr) in METHODS.items():
+        def wrap(real, method=method):
+            def counted(self, *args, **kwargs):
+                f = sys._getframe(1)
+                seen[(method, f.f_code.co_filename, f.f_lineno, f.f_code.co_name)] += 1
+                return real(self, *args, **kwargs)
+            return counted
+        setattr(owner, attr, wrap(getattr(owner, attr)))
+    atexit.register(lambda: [sys.stderr.write(f"census {m} {f}:{l} ({fn}) x{n}\n")
+                             for (m, f, l, fn), n in sorted(seen.items())])
+
+
+class StepTimer:
+    """Mean step time over the second half of the run (GPU synchronized at both ends only)."""
+
+    def __init__(self, a):
+        self.a, self.t0, self.n = a, None, 0
+
+    def step(self, i):
+        if not self.a.time:
+            return
+        if i == self.a.steps // 2:
+            torch.cuda.synchronize()
+            self.t0 = time.perf_counter()
+        elif i == self.a.steps - 1 and self.t0 is not None:
+            torch.cuda.synchronize()
+            n = self.a.steps - 1 - self.a.steps // 2
+            print(f"mean step {(time.perf_counter() - self.t0) / n * 1e3:.3f} ms over {n} steps", flush=True)
+
+
+def init_nccl_world1():
+    """One process group of one rank over NCCL (MASTER_ADDR/PORT from the environment)."""
+    import torch.distributed as dist
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", str(29500 + os.getpid() % 1000))
+    torch.cuda.set_device(0)
+    dist.init_process_group("nccl", rank=0, world_size=1, device_id=torch.device("cuda", 0))
+    return dist

@@ -1,0 +1,124 @@
+#!/bin/bash
+# The real-library programs of bench/sanitize/real on the GPU machine. Everything the device tool
+# carried is under D (bin/streamlint, lib/, share/, bench/sanitize/real/): set D, PHASE, STEPS.
+#   PHASE=smoke : every program and mutant, STEPS steps, --sanitize, 6 at a time; who calls the
+#                 stream methods in FSDP2 (--census)
+#   PHASE=full  : correct programs STEPS (>= 200) steps under --sanitize and the default recorder,
+#                 mutants, short recordings for the fixtures, CSAN, then REPS interleaved overhead rounds.
+# Logs and outputs go to /tmp/sl and come back as tarballs in $OUT; progress in $OUT/progress.txt.
+set -u
+D=$(realpath ${D:-.dev34}); SL=$D/bin/streamlint; P=$D/bench/sanitize/real
+O=${OUT:-/tmp/sl-out}; L=/tmp/sl; mkdir -p $L $O
+# 200 steps of the GPT-2 make ~1M allocator events: a larger trace ring, so no block is unknown
+export SL_SANITIZE_BLOCKS=${SL_SANITIZE_BLOCKS:-4000000}
+export PYTHONUNBUFFERED=1 D SL P O L
+log() { echo "[$(date +%T)] $*" | tee -a $O/progress.txt; }
+export -f log
+# name | script and flags. One program per line; the mutants follow.
+cat > $L/programs <<'X'
+fsdp2-r1-o0 fsdp2.py --reshard 1 --offload 0
+fsdp2-r0-o0 fsdp2.py --reshard 0 --offload 0
+fsdp2-r1-o1 fsdp2.py --reshard 1 --offload 1
+fsdp2-r0-o1 fsdp2.py --reshard 0 --offload 1
+ddp ddp.py
+ddp-hook ddp.py --hook allreduce
+save_on_cpu save_on_cpu.py
+gpt2 gpt2_ckpt.py
+lightning lightning_fit.py
+1f1b pipeline_1f1b.py
+X
+cat > $L/mutants <<'X'
+fsdp2-r1-o0-M-no-allgather-wait fsdp2.py --reshard 1 --offload 0 --mutant no-allgather-wait
+fsdp2-r1-o0-M-no-allgather-wait-event fsdp2.py --reshard 1 --offload 0 --mutant no-allgather-wait-event
+fsdp2-r1-o0-M-no-reduce-scatter-wait fsdp2.py --reshard 1 --offload 0 --mutant no-reduce-scatter-wait
+fsdp2-r0-o1-M-no-allgather-wait fsdp2.py --reshard 0 --offload 1 --mutant no-allgather-wait
+fsdp2-r0-o1-M-no-reduce-scatter-wait fsdp2.py --reshard 0 --offload 1 --mutant no-reduce-scatter-wait
+fsdp2-r1-o0-M-no-copy-in-wait fsdp2.py --reshard 1 --offload 0 --mutant no-copy-in-wait
+ddp-M-future-without-events ddp.py --mutant future-without-events
+save_on_cpu-M-no-batch-wait save_on_cpu.py --mutant no-batch-wait
+save_on_cpu-M-no-batch-record-stream save_on_cpu.py --mutant no-batch-record-stream
+gpt2-M-no-batch-record-stream gpt2_ckpt.py --mutant no-batch-record-stream
+gpt2-M-no-batch-wait gpt2_ckpt.py --mutant no-batch-wait
+lightning-M-no-side-wait lightning_fit.py --mutant no-side-wait
+lightning-M-no-side-join lightning_fit.py --mutant no-side-join
+lightning-M-no-side-record-stream lightning_fit.py --mutant no-side-record-stream
+1f1b-M-no-act-wait pipeline_1f1b.py --mutant no-act-wait
+1f1b-M-no-grad-wait pipeline_1f1b.py --mutant no-grad-wait
+1f1b-M-no-act-record-stream pipeline_1f1b.py --mutant no-act-record-stream
+1f1b-M-no-grad-record-stream pipeline_1f1b.py --mutant no-grad-record-stream
+1f1b-M-no-optimizer-join pipeline_1f1b.py --mutant no-optimizer-join
+X
+# job NAME STEPS MODE SCRIPT ARGS...: MODE sanitize | record (default recorder) | csan
+job() {
+  local name=$1 steps=$2 mode=$3; shift 3
+  local out=$L/$mode-$name
+  case $mode in
+    sanitize) timeout ${TMO:-400} $SL run --sanitize --out $out -- python3 $P/"$@" --steps $steps ;;
+    record) timeout ${TMO:-400} $SL run --out $out -- python3 $P/"$@" --steps $steps ;;
+    csan) TORCH_CUDA_SANITIZER=1 timeout ${TMO:-400} python3 $P/"$@" --steps $steps ;;
+  esac > $out.out 2>&1
+  local rc=$?
+  if [ $mode = csan ]; then
+    log "$mode $name rc $rc CSAN errors $(grep -c 'CSAN detected' $out.out) $(grep -m1 -E 'Error|error' $out.out | cut -c1-150)"
+    return
+  fi
+  timeout 300 $SL report $out --format json > $out.json 2> $out.err
+  timeout 300 $SL report $out > $out.txt 2>&1
+  log "$mode $name rc $rc steps $steps log $(du -sb $out | cut -f1) B; $(grep -h 'mutant\|NEVER' $out.out | head -2 | tr '\n' ' ')"
+  python3 $P/summarize.py $mode-$name $out.json $out.err >> $O/summary.txt
+}
+export -f job
+# many NAME STEPS MODE PARALLEL < list
+many() { while read -r name args; do echo "$name $2 $3 $args"; done | xargs -P $4 -L 1 bash -c 'job "$@"' _ ; }
+log "start $PHASE; $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader); torch $(python3 -c 'import torch,transformers;print(torch.__version__, transformers.__version__)' 2>&1 | tail -1)"
+if [ $PHASE = smoke ]; then
+  many x ${STEPS:-20} sanitize 6 < $L/programs
+  many x ${STEPS:-20} sanitize 6 < $L/mutants
+  timeout 300 $SL run --sanitize --out $L/census -- python3 $P/fsdp2.py --reshard 1 --offload 1 --census --steps 3 > $L/census.out 2>&1
+  grep -h census $L/census.out | sort | uniq > $O/census.txt
+  tar czf $O/outputs.tgz -C $L --exclude='*.slog' .
+  tar czf $O/logs-correct.tgz -C $L $(cd $L && ls -d sanitize-* | grep -v -- -M-)
+  log "smoke done"; exit 0
+fi
+# Fixtures: FIXSTEPS-step recordings of each correct program and of the mutants named in FIXMUT.
+fixtures() {
+  mkdir -p $L/fix
+  (grep -v -- -M- $L/programs; for m in ${FIXMUT:-}; do grep "^$m " $L/mutants; done) | sed 's/^/fix-/' | many x ${FIXSTEPS:-4} sanitize ${MPAR:-6}
+  (cd $L && find sanitize-fix-* -name '*.slog' -size -4M | tar czf $O/fixtures.tgz -T -)
+  log "fixtures: $(du -sb $O/fixtures.tgz | cut -f1) B"
+}
+save() { tar czf $O/outputs.tgz -C $L --exclude='*.slog' . ; cp $L/census.out $O/ 2>/dev/null; }
+if [ $PHASE = full ]; then
+  # in order of what matters most, saved after each part (a run cut short still tells)
+  (timeout 200 $SL run --sanitize --out $L/census -- python3 $P/fsdp2.py --reshard 1 --offload 0 --census --steps 3 \
+     > $L/census.out 2>&1 &)
+  many x $STEPS sanitize ${PAR:-5} < $L/programs; save
+  log "SL904 on the correct programs: $(grep -c '^  ' $O/summary.txt) findings"
+  bad=$(grep -E '^sanitize-[^ ]*: SL904 [1-9]' $O/summary.txt | cut -d: -f1)  # false alarms: their logs come back
+  [ -n "$bad" ] && (cd $L && find $bad -name '*.slog' | tar czf $O/falsealarm.tgz -T -)
+  many x ${MSTEPS:-20} sanitize ${MPAR:-6} < $L/mutants; save
+  fixtures; save
+  (grep -v -- -M- $L/programs; grep -- -M- $L/mutants | awk '!seen[$2]++') | many x ${CSTEPS:-10} csan 8; save
+  many x $STEPS record ${PAR:-5} < $L/programs; save
+  log "full done"
+  [ -n "${OVERHEAD:-}" ] || exit 0
+  STEPS=${OSTEPS:-100}  # then the overhead rounds below, as far as the call's time goes
+fi
+# Overhead: REPS rounds, in each every program plain, under the default recorder and under
+# --sanitize, one after the other (nothing else on the GPU); `--time` prints the mean step time
+# of the second half of STEPS steps.
+for r in $(seq ${REPS:-3}); do
+  while read -r name args; do
+    case " ${OVER:-$name} " in *" $name "*) ;; *) continue ;; esac
+    for mode in plain record sanitize; do
+      case $mode in
+        plain) timeout 200 python3 $P/$args --steps $STEPS --time ;;
+        record) timeout 200 $SL run --out $L/ov-$r-$name-$mode -- python3 $P/$args --steps $STEPS --time ;;
+        sanitize) timeout 200 $SL run --sanitize --out $L/ov-$r-$name-$mode -- python3 $P/$args --steps $STEPS --time ;;
+      esac < /dev/null 2>&1 | grep "mean step" | sed "s/^/$name $mode round $r: /" >> $O/overhead.txt
+      rm -rf $L/ov-$r-$name-$mode
+    done
+    log "overhead round $r $name done"
+  done < $L/programs
+done
+log "overhead done"
