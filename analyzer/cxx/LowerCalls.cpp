@@ -165,12 +165,8 @@ StreamRef FunctionLowering::streamOf(const Expr* e) {
     if (auto it = streams_.find(m->getMemberDecl()); it != streams_.end() && isa<CXXThisExpr>(m->getBase()->IgnoreParenImpCasts()))
       return it->second;
   }
-  if (const auto* mc = dyn_cast<CXXMemberCallExpr>(w)) {
-    const auto* md = mc->getMethodDecl();
-    // CUDAStream::stream(), c10::Stream unwrap, operator cudaStream_t: the same stream.
-    if (md && (isa<CXXConversionDecl>(md) || md->getName() == "stream" || md->getName() == "unwrap"))
-      return streamOf(mc->getImplicitObjectArgument());
-  }
+  if (const auto* mc = dyn_cast<CXXMemberCallExpr>(w); mc && unwrapsStream(mc->getMethodDecl()))
+    return streamOf(mc->getImplicitObjectArgument());
   if (const auto* ce = dyn_cast<CallExpr>(w)) {
     if (const FunctionDecl* fd = ce->getDirectCallee()) {
       if (const ApiEntry* a = lookupApi(normalizeApiName(fd->getQualifiedNameAsString()))) {
@@ -329,8 +325,7 @@ bool FunctionLowering::inlineHelper(const CallExpr* ce, const FunctionDecl* fd) 
   if (!def || !def->getBody() || inlineDepth_ >= 2 || inlining_.count(def)) return false;
   SourceLocation where = sm_.getExpansionLoc(def->getLocation());
   if (sm_.isInMainFile(where) || sm_.isInSystemHeader(where) || where.isInvalid()) return false;
-  if (def->hasAttr<CUDAGlobalAttr>() || (def->hasAttr<CUDADeviceAttr>() && !def->hasAttr<CUDAHostAttr>()))
-    return false;
+  if (runsOnDeviceOnly(def)) return false;
   for (unsigned i = 0; i < def->getNumParams() && i < ce->getNumArgs(); ++i) {
     const ParmVarDecl* p = def->getParamDecl(i);
     if (isStreamQualType(p->getType())) streams_[p] = streamOf(ce->getArg(i));

@@ -3,6 +3,8 @@
 // keeps the scope stack, and appends events.
 #pragma once
 #include <clang/AST/ASTContext.h>
+#include <clang/AST/Attr.h>
+#include <clang/AST/DeclCXX.h>
 #include <clang/AST/Expr.h>
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/ParentMap.h>
@@ -124,6 +126,17 @@ class FunctionLowering {
 // `seen` stops recursion.
 const clang::Stmt* workOnParam(const clang::FunctionDecl* fd, unsigned index, int depth,
                                std::set<const clang::FunctionDecl*>& seen);
+
+// Kernels and device-only functions run on the GPU: no host-side stream operations in them.
+inline bool runsOnDeviceOnly(const clang::FunctionDecl* fd) {
+  return fd->hasAttr<clang::CUDAGlobalAttr>() ||
+         (fd->hasAttr<clang::CUDADeviceAttr>() && !fd->hasAttr<clang::CUDAHostAttr>());
+}
+// A method that returns the stream its object wraps: CUDAStream::stream(), c10::Stream's
+// unwrap, operator cudaStream_t.
+inline bool unwrapsStream(const clang::CXXMethodDecl* md) {
+  return md && (llvm::isa<clang::CXXConversionDecl>(md) || md->getName() == "stream" || md->getName() == "unwrap");
+}
 
 // Type classification by qualified name (through typedefs, references and const).
 bool isTensorQualType(clang::QualType t);

@@ -374,14 +374,11 @@ class TuWalker {
     }
     const auto* fd = dyn_cast<FunctionDecl>(d);
     if (!fd || !fd->doesThisDeclarationHaveABody() || fd->isImplicit()) return;
-    if (fd->isTemplateInstantiation()) return;
+    if (fd->isTemplateInstantiation() || runsOnDeviceOnly(fd)) return;
     if (!sm.isInMainFile(sm.getExpansionLoc(fd->getLocation()))) {
       if (!sm.isInSystemHeader(sm.getExpansionLoc(fd->getLocation()))) headerEvents(fd);
       return;
     }
-    // Kernels and device-only functions run on the GPU: no stream operations to lower.
-    if (fd->hasAttr<CUDAGlobalAttr>() || (fd->hasAttr<CUDADeviceAttr>() && !fd->hasAttr<CUDAHostAttr>()))
-      return;
     model::Function f;
     FunctionLowering fl(ctx_, f, o_, lambdasSeen_);
     fl.lower(fd);
@@ -390,7 +387,6 @@ class TuWalker {
 
   // Events a project header's function creates and consumes, kept on `<module>` (functions[0]).
   void headerEvents(const FunctionDecl* fd) {
-    if (fd->hasAttr<CUDAGlobalAttr>() || (fd->hasAttr<CUDADeviceAttr>() && !fd->hasAttr<CUDAHostAttr>())) return;
     model::Function scratch;
     scratch.scopes.emplace_back();
     FunctionLowering(ctx_, scratch, o_, lambdasSeen_).headerEvents(fd);

@@ -23,9 +23,7 @@ bool namesParam(const Expr* e, const ParmVarDecl* p) {
   e = coreExpr(e->IgnoreUnlessSpelledInSource());
   if (const auto* d = dyn_cast<DeclRefExpr>(e)) return d->getDecl() == p;
   if (const auto* mc = dyn_cast<CXXMemberCallExpr>(e)) {
-    const auto* md = mc->getMethodDecl();
-    if (md && (isa<CXXConversionDecl>(md) || md->getName() == "stream" || md->getName() == "unwrap"))
-      return namesParam(mc->getImplicitObjectArgument(), p);
+    if (unwrapsStream(mc->getMethodDecl())) return namesParam(mc->getImplicitObjectArgument(), p);
   }
   if (const auto* c = dyn_cast<CXXConstructExpr>(e); c && c->getNumArgs() >= 1) return namesParam(c->getArg(0), p);
   return false;

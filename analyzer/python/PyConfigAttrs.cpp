@@ -123,10 +123,6 @@ bool ConfigAttrs::isConfig(std::string_view src, const std::string& cls, std::st
   return false;
 }
 
-}  // namespace sl::py
-
-namespace sl::py {
-
 bool ConfigAttrs::hostValued(std::string_view src, std::string_view attr) const {
   if (!indexed_) index(src);
   auto it = writes_.find(std::string(attr));

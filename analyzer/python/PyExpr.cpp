@@ -462,10 +462,8 @@ Value Lowerer::evalCall(TSNode call) {
                std::count(d.begin(), d.end(), '.') >= 2) {
       // `Worker.torch_platform.Stream()`: a platform wrapper kept on an imported class, not a
       // function of a module (`module.Stream()` may be any library's).
-      const size_t dot = canon.rfind('.');
-      if (std::string duck = duckDeviceApi(std::string_view(canon).substr(dot + 1), firstArgIsStream(argList));
-          dot != std::string::npos && !duck.empty() && !mc_.functions.count(canon))
-        canon = std::move(duck);
+      std::string duck = duckDeviceApi(std::string_view(canon).substr(canon.rfind('.') + 1), firstArgIsStream(argList));
+      if (!duck.empty() && !mc_.functions.count(canon)) canon = std::move(duck);
     }
   } else if (is(fnNode, "identifier")) {
     canon = mc_.imports.canonical(text(fnNode, mc_.src));
