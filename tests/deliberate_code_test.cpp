@@ -37,7 +37,13 @@ TEST(DeliberateCode, PathsRelativeToTheRoot) {
   EXPECT_EQ(deliberatePathReason("pkg/attestation_utils.py"), "");
   // Not deliberate: the training code, scripts (often the real entry points), look-alikes.
   EXPECT_EQ(deliberatePathReason("pkg/model.py"), "");
-  EXPECT_EQ(deliberatePathReason("scripts/train.py"), "");
+  // One-off script directories: deliberate outside training code (DeliberatePolicy.h), so the
+  // path says which directory; a file's own name says more.
+  EXPECT_EQ(deliberatePathReason("scripts/train.py"), "scripts/");
+  EXPECT_EQ(deliberatePathReason("pkg/tools/convert.py"), "tools/");
+  EXPECT_EQ(deliberatePathReason("tasks/eval/run.py"), "tasks/");
+  EXPECT_EQ(deliberatePathReason("scripts/benchmark_attn.py"), "benchmark_*.py");
+  EXPECT_EQ(deliberatePathReason("pkg/toolset/ops.py"), "");
   EXPECT_EQ(deliberatePathReason("pkg/testing_utils.py"), "");
   EXPECT_EQ(deliberatePathReason("pkg/latest.py"), "");
   EXPECT_EQ(deliberatePathReason("pkg/_test.py"), "");

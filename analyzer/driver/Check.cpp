@@ -18,7 +18,7 @@
 #include "config/Config.h"
 #include "driver/DeliberateCode.h"
 #include "driver/DiffScope.h"
-#include "driver/DeliberateShapes.h"
+#include "driver/DeliberatePolicy.h"
 #include "driver/FileWalk.h"
 #include "driver/HotHelpers.h"
 #include "driver/ProjectIndex.h"
@@ -63,15 +63,12 @@ std::string hiddenAsDeliberate(const Finding& f, const model::Module& m, const s
   if (opts.checkDeliberateCode || cfg.checkDeliberateCode) return "";
   const RuleInfo* rule = findRule(f.ruleId);
   if (!rule || !rule->performance()) return "";
-  if (!pathReason.empty()) return pathReason;
   // The module's own text, for Python (a private helper's callers); C++ is judged by lines.
   // Not `cond ? file->text() : ""`: that conditional is a std::string temporary, and the view
   // would dangle (the set-up-by-callers search then read freed memory and found no callers).
   std::string_view src;
   if (file && m.lang == model::Lang::Python && f.path == file->path()) src = file->text();
-  std::string why = deliberateLineReason(m, f.loc.line);
-  if (why.empty() && !src.empty()) why = setUpByCallers(m, f.loc.line, src);
-  return why.empty() ? deliberateShapeReason(f, m, src) : why;
+  return deliberatePolicyReason({f, m, src, pathReason});
 }
 
 // --min-confidence, else the config's `min-confidence`, else medium.

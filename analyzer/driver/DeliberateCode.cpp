@@ -11,18 +11,10 @@
 namespace sl {
 namespace fs = std::filesystem;
 
-std::string deliberatePathReason(const std::string& relative) {
-  if (relative.empty() || relative.starts_with("../") || relative == "..") return "";
-  size_t slash = relative.rfind('/');
-  std::string file = slash == std::string::npos ? relative : relative.substr(slash + 1);
-  // Directories first: "tests/" says more than the file's name.
-  for (size_t b = 0, e; slash != std::string::npos && b <= slash; b = e + 1) {
-    e = relative.find('/', b);
-    std::string dir = relative.substr(b, e - b);
-    for (const char* d : {"tests", "test", "testing", "test_utils", "benchmarks", "benchmark", "bench", "examples",
-                          "example", "tutorials", "tutorial", "archive", "archived"})
-      if (dir == d) return dir + "/";
-  }
+namespace {
+
+// What a file's name says it is (deliberatePathReason's file-name half), or "".
+std::string deliberateFileName(const std::string& file) {
   std::string stem = file.substr(0, file.rfind('.'));
   std::string ext = file.substr(stem.size());
   if (file == "conftest.py") return file;
@@ -44,6 +36,32 @@ std::string deliberatePathReason(const std::string& relative) {
     if (w == "test" || w == "tests") return "*_" + w + "_*" + ext;
   if (first == "convert") return "convert_*" + ext;
   return "";
+}
+
+// The first directory of `relative` (its file's name aside) that is one of `names`, as "name/".
+std::string directoryAmong(const std::string& relative, std::initializer_list<const char*> names) {
+  size_t slash = relative.rfind('/');
+  for (size_t b = 0, e; slash != std::string::npos && b <= slash; b = e + 1) {
+    e = relative.find('/', b);
+    std::string dir = relative.substr(b, e - b);
+    for (const char* d : names)
+      if (dir == d) return dir + "/";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string deliberatePathReason(const std::string& relative) {
+  if (relative.empty() || relative.starts_with("../") || relative == "..") return "";
+  // Directories first: "tests/" says more than the file's name.
+  std::string why = directoryAmong(relative, {"tests", "test", "testing", "test_utils", "benchmarks", "benchmark",
+                                              "bench", "examples", "example", "tutorials", "tutorial", "archive",
+                                              "archived"});
+  if (why.empty()) why = deliberateFileName(relative.substr(relative.rfind('/') + 1));  // npos + 1 == 0
+  // One-off scripts last: a file's name (`scripts/benchmark_attn.py`) says more, and the policy
+  // keeps training code in these directories (DeliberatePolicy.h).
+  return why.empty() ? directoryAmong(relative, {"scripts", "tools", "tasks"}) : why;
 }
 
 std::string ProjectRoots::gitRoot(const std::string& dir) {
@@ -105,9 +123,9 @@ std::string ProjectRoots::deliberateReason(const std::string& path, const std::s
 // itself. Logging there with no interval guard (a guarded branch is not flagged at all) is
 // paid on every step: torchtune moved its progress bar's `loss.item()` under
 // `if step % log_every_n_steps == 0` for exactly that, so it is not deliberate.
-static bool inTrainingLoop(const model::Module& m, uint32_t line) {
-  for (const auto& f : m.functions) {
-    if (!f.endLine || line < f.loc.line || line > f.endLine || f.name == "<module>") continue;
+bool inTrainingLoop(const model::Module& m, uint32_t line) {
+  for (const auto& f : m.functions) {  // module-level code too: a script's loop
+    if (f.name != "<module>" && (!f.endLine || line < f.loc.line || line > f.endLine)) continue;
     for (const auto& e : f.events) {
       if (e.loc.line != line) continue;
       int loop = model::enclosingScope(f, e.scope, model::ScopeKind::Loop);
@@ -129,7 +147,7 @@ static bool loggerUploads(const model::Module& m, uint32_t line) {
   return false;
 }
 
-std::string deliberateLineReason(const model::Module& m, uint32_t line) {
+std::string deliberateSpanReason(const model::Module& m, uint32_t line) {
   for (const auto& [first, last] : m.failureOnly)
     if (first <= line && line <= last) return "`raise`";
   for (const auto& [first, last] : m.handlerOnly)
@@ -140,6 +158,10 @@ std::string deliberateLineReason(const model::Module& m, uint32_t line) {
     if (first <= line && line <= last) return "export or tracing only";
   for (const auto& [first, last] : m.loggingOnly)
     if (first <= line && line <= last) return inTrainingLoop(m, line) || loggerUploads(m, line) ? "" : "logging";
+  return "";
+}
+
+std::string deliberateRoleReason(const model::Module& m, uint32_t line) {
   // Enclosing functions, innermost first. The innermost with a role decides: a helper nested
   // in `__repr__` formats too, but a hook defined in `__init__` runs every step. One-time
   // set-up does not reach into nested functions: a closure made there is stored or registered
@@ -158,6 +180,11 @@ std::string deliberateLineReason(const model::Module& m, uint32_t line) {
     if (!f.hot.empty()) return "";
   }
   return "";
+}
+
+std::string deliberateLineReason(const model::Module& m, uint32_t line) {
+  std::string why = deliberateSpanReason(m, line);
+  return why.empty() ? deliberateRoleReason(m, line) : why;
 }
 
 namespace {

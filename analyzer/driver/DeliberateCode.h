@@ -24,7 +24,8 @@ namespace sl {
 
 // Why a path relative to the project root ('/'-separated) is deliberate code, or "":
 // a directory tests/, test/, benchmarks/, benchmark/, bench/, examples/, example/, tutorials/, archive/,
-// archived/ (copies of old code kept for reference) ("tests/"),
+// archived/ (copies of old code kept for reference) ("tests/"), scripts/, tools/, tasks/ (one-off
+// scripts: deliberate only outside training loops and per-step code, DeliberatePolicy.h),
 // testing/, test_utils/, or a file test_*.py, *_test.py, conftest.py (any extension for the
 // first two), or a script whose name's first or last word is benchmark, bench, example or demo,
 // that has a word test(s), or starts with convert_ (a one-off checkpoint conversion).
@@ -50,10 +51,15 @@ class ProjectRoots {
   std::string cwd_;  // the current directory, read once
 };
 
-// Why a finding at `line` of module `m` sits in deliberate code: a deliberate function
-// (`__repr__`) or a line that runs only on failure (`raise`, an `except` handler); "" when it
-// does not.
+// Why a finding at `line` of module `m` sits in deliberate code: a line that runs only on
+// failure (`raise`, an `except` handler), a check, an export arm or logging (the span half), or
+// a deliberate function around it (`__repr__`, set-up: the role half); "" when it does not.
 std::string deliberateLineReason(const model::Module& m, uint32_t line);
+std::string deliberateSpanReason(const model::Module& m, uint32_t line);
+std::string deliberateRoleReason(const model::Module& m, uint32_t line);
+
+// Whether `line` is in the body of a loop that also runs a backward pass: the training loop.
+bool inTrainingLoop(const model::Module& m, uint32_t line);
 
 // Why `line` of module `m` is one-time set-up by its callers (calledOnlyFromSetUp), or "": the
 // innermost function holding it, when no function around it has a role. `src`: m's text.

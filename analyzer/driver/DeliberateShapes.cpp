@@ -5,68 +5,10 @@
 #include <vector>
 
 #include "driver/DeliberateCode.h"
+#include "driver/SourceLines.h"
 
 namespace sl {
 namespace {
-
-bool identChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// The module's text as lines (1-based), with what a block structure needs: indentation and
-// whether a line holds code.
-class Lines {
- public:
-  explicit Lines(std::string_view src) {
-    for (size_t b = 0; b <= src.size();) {
-      size_t e = src.find('\n', b);
-      if (e == std::string_view::npos) e = src.size();
-      std::string_view l = src.substr(b, e - b);
-      if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-      lines_.push_back(l);
-      b = e + 1;
-    }
-  }
-  uint32_t size() const { return uint32_t(lines_.size()); }
-  std::string_view raw(uint32_t line) const { return line >= 1 && line <= size() ? lines_[line - 1] : ""; }
-  // The line without its indentation, its trailing comment (a `#` outside quotes is rare in
-  // the headers this looks at) and trailing blanks.
-  std::string_view code(uint32_t line) const {
-    std::string_view l = raw(line);
-    size_t b = l.find_first_not_of(" \t");
-    if (b == std::string_view::npos) return "";
-    l.remove_prefix(b);
-    if (size_t hash = l.find(" #"); hash != std::string_view::npos) l = l.substr(0, hash);
-    if (!l.empty() && l[0] == '#') return "";
-    while (!l.empty() && (l.back() == ' ' || l.back() == '\t')) l.remove_suffix(1);
-    return l;
-  }
-  size_t indent(uint32_t line) const {
-    std::string_view l = raw(line);
-    size_t b = l.find_first_not_of(" \t");
-    return b == std::string_view::npos ? 0 : b;
-  }
-  // The last line of the block opened by the header starting at `header` (a header continued
-  // over several lines ends at the first line ending in ':'): the line before the first code
-  // line indented no deeper than the header, capped at `limit`.
-  uint32_t blockEnd(uint32_t header, uint32_t limit) const {
-    uint32_t open = header;
-    while (open < limit && !code(open).ends_with(":")) ++open;
-    size_t in = indent(header);
-    uint32_t last = open;
-    for (uint32_t l = open + 1; l <= limit; ++l) {
-      if (code(l).empty()) continue;
-      if (indent(l) <= in) break;
-      last = l;
-    }
-    return last;
-  }
-
- private:
-  std::vector<std::string_view> lines_;
-};
-
-bool startsWithWord(std::string_view code, std::string_view word) {
-  return code.starts_with(word) && code.size() > word.size() && !identChar(code[word.size()]);
-}
 
 // The loops in lines [first, last] whose bodies call `.step(`: a diffusion pipeline's
 // denoising loop (`self.scheduler.step(...)`), a training loop (`optimizer.step()`).
@@ -95,22 +37,6 @@ bool within(const std::vector<std::pair<uint32_t, uint32_t>>& spans, uint32_t li
   for (const auto& [b, e] : spans)
     if (b <= line && line <= e) return true;
   return false;
-}
-
-// The `def` whose body holds `line`, by indentation: its header line, or 0 at module or class
-// level.
-uint32_t enclosingDefLine(const Lines& text, uint32_t line) {
-  size_t in = text.indent(line);
-  for (uint32_t l = line; l-- > 1;) {
-    std::string_view c = text.code(l);
-    // The closing line of a header written over several lines (`) -> None:`) is not a block.
-    if (c.empty() || text.indent(l) >= in || c[0] == ')' || c[0] == ']' || c[0] == '}') continue;
-    in = text.indent(l);
-    if (c.starts_with("async ")) c.remove_prefix(6);
-    if (startsWithWord(c, "def")) return l;
-    if (in == 0 || startsWithWord(c, "class")) return 0;
-  }
-  return 0;
 }
 
 // The innermost lowered function holding `line` (not module-level code).
@@ -307,29 +233,10 @@ std::string oncePerCall(const Lines& text, const model::Module& m, const model::
   // Every mention of the name, its `def` aside, is a call outside the stepping loop of a
   // function that has one.
   if (name.empty() || name.ends_with("__")) return "";
-  std::string caller;
-  for (uint32_t l = 1; l <= text.size(); ++l) {
-    std::string_view raw = text.raw(l);
-    for (size_t at = raw.find(name); at != std::string_view::npos; at = raw.find(name, at + name.size())) {
-      size_t after = at + name.size();
-      if ((at > 0 && identChar(raw[at - 1])) || (after < raw.size() && identChar(raw[after]))) continue;
-      if (mentionInProse(raw, at, name.size())) continue;  // a docstring or message naming it
-      std::string_view before = raw.substr(0, at);
-      while (!before.empty() && (before.back() == ' ' || before.back() == '\t')) before.remove_suffix(1);
-      if (before.ends_with("def") && (before.size() == 3 || !identChar(before[before.size() - 4]))) continue;
-      if (after >= raw.size() || raw[after] != '(') return "";  // a callback, a name handed on
-      uint32_t def = enclosingDefLine(text, l);
-      if (!def || (f.loc.line <= def && def <= f.endLine)) return "";  // recursion, or a nested function
-      uint32_t end = text.blockEnd(def, text.size());
-      auto callerLoops = steppingLoops(text, def, end);
-      if (callerLoops.empty() || within(callerLoops, l)) return "";
-      if (caller.empty()) {
-        std::string_view d = text.code(def);
-        size_t open = d.find("def ") + 4, close = d.find('(', open);
-        caller = std::string(d.substr(open, close == std::string_view::npos ? std::string_view::npos : close - open));
-      }
-    }
-  }
+  std::string caller = callersOnly(text, name, f.loc.line, f.endLine, [&](uint32_t def, uint32_t call) {
+    auto callerLoops = steppingLoops(text, def, text.blockEnd(def, text.size()));
+    return !callerLoops.empty() && !within(callerLoops, call);
+  });
   if (caller.empty()) return "";
   return "once per call: called only outside the stepping loop of `" + caller + "()`";
 }

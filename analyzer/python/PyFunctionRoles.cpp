@@ -762,6 +762,13 @@ std::string deliberateRole(std::string_view name) {
   return roleByOwnName(last);
 }
 
+bool spacesOutInTime(std::string_view c) {
+  if (c.find('%') != std::string_view::npos) return true;
+  for (std::string_view w : {"interval", "every", "freq", "period"})
+    if (c.find(w) != std::string_view::npos) return true;
+  return false;
+}
+
 bool namedAsPerStep(std::string_view name) { return !stepByName(name).empty(); }
 
 bool hotByNameOnly(std::string_view why) { return why.starts_with("named as "); }

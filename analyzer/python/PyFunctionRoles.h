@@ -95,6 +95,11 @@ bool hotByNameOnly(std::string_view why);
 // parameter); -1 for other hooks and other reasons.
 int hookTensorParam(std::string_view why);
 
+// Whether an `if` condition spaces its arm out in time: a modulo (`step % N == 0`) or a name
+// of a period (`log_interval`, `every_n_steps`, `log_freq`). The lowering marks such guards
+// (model::Scope::interval); the deliberate-code policy reads callers' guards from text.
+bool spacesOutInTime(std::string_view condition);
+
 // Where `src` makes a function of its own hot by registering it, as the roles pass sees it:
 // the offsets of per-step hook registrations' names (`register_forward_hook`;
 // kHookRegistrations) and of class `forward` patches (`Cls.forward = f`, at `.forward`).

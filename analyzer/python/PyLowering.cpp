@@ -1,5 +1,6 @@
 // Statements: scopes (regions, loops, branches), bindings, lifetimes.
 #include "python/PyLowering.h"
+#include "python/PyFunctionRoles.h"
 
 #include <algorithm>
 #include <cctype>
@@ -589,15 +590,8 @@ void Lowerer::condition(TSNode cond) {
   readValue(cond, v, model::SyncKind::ValueRead, "bool");
 }
 
-// A guard that spaces its arm out in time: a modulo (`step % N == 0`) or a name of a period
-// (`log_interval`, `every_n_steps`, `log_freq`).
-bool Lowerer::spacesOut(TSNode cond) const {
-  std::string_view c = text(cond, mc_.src);
-  if (c.find('%') != std::string_view::npos) return true;
-  for (std::string_view w : {"interval", "every", "freq", "period"})
-    if (c.find(w) != std::string_view::npos) return true;
-  return false;
-}
+// A guard that spaces its arm out in time (PyFunctionRoles.h spacesOutInTime).
+bool Lowerer::spacesOut(TSNode cond) const { return spacesOutInTime(text(cond, mc_.src)); }
 
 // A logging or interval guard: `if step % log_interval == 0`, `if verbose:`, `if rank == 0:`.
 // Words are matched as whole parts of identifiers (`log_every`, `is_debug`), so `logits` or
