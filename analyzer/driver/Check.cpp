@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <thread>
 #include <unordered_map>
 
@@ -100,7 +101,24 @@ size_t judge(const model::Module& m, const SourceFile* file, const std::vector<A
   // C++: one finding per rule and line. Inlined helpers, macro-pasted code and several uses
   // dying at one closing brace all map onto one line; the first finding there says it.
   std::set<std::pair<std::string, uint32_t>> seen;
-  for (auto& f : found) {
+  // Python: one performance note per rule and position. A closure called directly is lowered at its call
+  // too (PyLowering.cpp inlineClosure), so its enclosing function can report what the closure
+  // reports of itself; the closure's own finding (a later function of the module) says more
+  // (`in show2(), which runs on every iteration of...`) and is the one kept.
+  // Two findings of one correctness rule at one position can be two problems (two tensors of
+  // one call): they differ in their message, and only an identical one is a repeat.
+  std::vector<bool> repeated(found.size(), false);
+  if (m.lang == model::Lang::Python) {
+    std::set<std::tuple<std::string, std::string, uint32_t, uint32_t, std::string>> later;
+    for (size_t i = found.size(); i-- > 0;) {
+      const RuleInfo* rule = findRule(found[i].ruleId);
+      std::string message = rule && rule->performance() ? "" : found[i].message;
+      repeated[i] = !later.insert({found[i].ruleId, found[i].path, found[i].loc.line, found[i].loc.col, message}).second;
+    }
+  }
+  for (size_t i = 0; i < found.size(); ++i) {
+    Finding& f = found[i];
+    if (repeated[i]) continue;
     if (m.lang == model::Lang::Cpp && f.path == m.path && !seen.insert({f.ruleId, f.loc.line}).second) continue;
     if (!enabled(f.ruleId, f.path, cfg, opts)) continue;
     if (ledger && f.path == file->path() && ledger->suppress(f)) continue;

@@ -555,10 +555,17 @@ Value Lowerer::evalCall(TSNode call) {
   if (is(fnNode, "identifier")) {
     std::string name(text(fnNode, mc_.src));
     bool nested = nested_.count(name) > 0;  // a closure of this function
+    // Its body runs here (inlineClosure); the call stays a call too: who calls a closure, and
+    // how often, decides whether the closure's own code is per-step (PyHotClosures.h).
+    const bool inlined = nested && inlineClosure(name, a);
     if (nested) {
       name = fn_.name + "." + name;
     } else if (auto it = outerClosures_.find(name); it != outerClosures_.end() && !bound_.count(name)) {
       name = it->second, nested = true;  // a sibling closure, or one of an enclosing function
+    }
+    if (inlined) {
+      emitCall(a.call, name, a);
+      return {};
     }
     if (nested || mc_.functions.count(name)) {
       helperCall(name, a);

@@ -260,8 +260,11 @@ void Lowerer::lowerStatement(TSNode s) {
     // Lowered separately as functions of their own (PythonFrontend). A nested function is
     // called by its short name from here on: calls resolve to "outer.inner".
     TSNode d = is(s, "decorated_definition") ? field(s, "definition") : s;
-    if (is(d, "function_definition") && fn_.name != "<module>")
-      nested_.insert(std::string(text(field(d, "name"), mc_.src)));
+    if (is(d, "function_definition") && fn_.name != "<module>") {
+      std::string name(text(field(d, "name"), mc_.src));
+      nested_.insert(name);
+      nestedDefs_[name] = d;
+    }
   } else if (!std::strcmp(t, "import_statement") || !std::strcmp(t, "import_from_statement")) {
     mc_.imports.add(s, mc_.src);
   } else if (!std::strcmp(t, "block")) {
@@ -272,6 +275,47 @@ void Lowerer::lowerStatement(TSNode s) {
     // raise, print-like statements...: evaluate their expressions for effects.
     for (TSNode c : NamedChildren(s)) eval(c);
   }
+}
+
+namespace {
+// Whether the body of a closure can run in place of its call: no `return` or `yield` (which
+// would leave the enclosing function instead), no `nonlocal`/`global` rebinding (which would
+// outlive the call). Judged from the body's text, strings and nested functions included: a word
+// there only makes the test refuse.
+bool runsInPlace(std::string_view body) {
+  for (std::string_view w : {"return", "yield", "nonlocal", "global"})
+    for (size_t at = body.find(w); at != std::string_view::npos; at = body.find(w, at + 1)) {
+      size_t after = at + w.size();
+      if ((at == 0 || !identChar(body[at - 1])) && (after >= body.size() || !identChar(body[after]))) return false;
+    }
+  return true;
+}
+}  // namespace
+
+// A closure the function defines and then calls (`def call_ag(): push(a, ws, ag_stream)` ...
+// `call_ag()`) does its work on the function's own names, at the call: its GPU work, waits and
+// regions are this function's, in order, so a fork or join missing around the call shows here.
+// Lowered separately as well (PythonFrontend), the closure alone cannot tell where the names
+// it captures were produced. Its local bindings stay its own: the names this function binds are
+// restored after the body.
+bool Lowerer::inlineClosure(const std::string& shortName, const CallArgs& a) {
+  auto it = nestedDefs_.find(shortName);
+  if (it == nestedDefs_.end() || inlining_ >= 2 || !a.pos.empty() || !a.kw.empty() || a.splat) return false;
+  TSNode params = field(it->second, "parameters"), body = field(it->second, "body");
+  if (ts_node_is_null(body) || (!ts_node_is_null(params) && ts_node_named_child_count(params) > 0)) return false;
+  if (!runsInPlace(text(body, mc_.src))) return false;
+  auto env = env_;
+  auto bound = bound_;
+  auto nested = nested_;
+  auto defs = nestedDefs_;
+  ++inlining_;
+  lowerBlock(body);
+  --inlining_;
+  env_ = std::move(env);
+  bound_ = std::move(bound);
+  nested_ = std::move(nested);
+  nestedDefs_ = std::move(defs);
+  return true;
 }
 
 void Lowerer::lowerAssignment(TSNode a) {

@@ -302,6 +302,12 @@ class Lowerer {
   // the storage they use (noteAttributeView, dropAttributeViews).
   std::map<std::string, std::string> attributeViews_;
   std::unordered_set<std::string> nested_;     // functions defined in this one (closures)
+  // Of nested_, the definitions (the `function_definition` nodes) a direct call may inline.
+  std::unordered_map<std::string, TSNode> nestedDefs_;
+  int inlining_ = 0;  // depth of closure bodies being lowered at their call (inlineClosure)
+  // `call_ag()`: a closure of this function with no parameters, called directly, runs its body
+  // here, on the names it shares with this function (PyLowering.cpp). False when it cannot.
+  bool inlineClosure(const std::string& shortName, const CallArgs& a);
   std::unordered_map<std::string, std::string> outerClosures_;  // siblings and outer closures
   std::unordered_set<std::string> captured_;   // names bound by the enclosing functions (inheritNames)
   bool cpuFunction_ = false;                   // named like CPU code (`*_cpu`, `cpu_*`)
