@@ -213,7 +213,7 @@ Value Lowerer::eval(TSNode e) {
     Value v;
     v.path = std::string(text(e, mc_.src));
     v.fact = lookup(v.path);
-    if (v.fact.kind == Kind::Unknown) v.canonical = mc_.imports.canonical(v.path);
+    if (v.fact.kind == Kind::Unknown) v.canonical = canonicalOf(v.path);
     deviceByName(v, e);
     return v;
   }
@@ -319,7 +319,7 @@ Value Lowerer::evalAttribute(TSNode e) {
   if (!d.empty()) {
     Fact f = lookup(d);
     if (f.kind != Kind::Unknown) return Value{f, d, "", false};
-    if (std::string canon = mc_.imports.canonical(d); !canon.empty()) return Value{{}, d, canon, false};
+    if (std::string canon = canonicalOf(d); !canon.empty()) return Value{{}, d, canon, false};
   }
   Value obj = eval(field(e, "object"));
   std::string_view attr = text(field(e, "attribute"), mc_.src);
@@ -436,6 +436,14 @@ bool Lowerer::firstArgIsStream(TSNode argList) const {
   return !p.empty() && lookup(p).kind == Kind::Stream;
 }
 
+std::string Lowerer::canonicalOf(std::string_view dotted) const {
+  std::string canon = mc_.imports.canonical(dotted);
+  if (!canon.empty() || moduleAliases_.empty()) return canon;
+  std::string_view head = dotted.substr(0, dotted.find('.'));
+  auto it = moduleAliases_.find(std::string(head));
+  return it == moduleAliases_.end() ? "" : it->second + std::string(dotted.substr(head.size()));
+}
+
 Value Lowerer::evalCall(TSNode call) {
   TSNode fnNode = field(call, "function");
   CallArgs a{call, {}, {}};
@@ -446,7 +454,7 @@ Value Lowerer::evalCall(TSNode call) {
   std::string canon;
   if (is(fnNode, "attribute")) {
     std::string d = dotted(fnNode);
-    canon = d.empty() || lookup(d).kind != Kind::Unknown ? "" : mc_.imports.canonical(d);
+    canon = d.empty() || lookup(d).kind != Kind::Unknown ? "" : canonicalOf(d);
     if (canon.empty()) {
       recv = eval(field(fnNode, "object"));
       method = text(field(fnNode, "attribute"), mc_.src);
@@ -466,7 +474,7 @@ Value Lowerer::evalCall(TSNode call) {
       if (!duck.empty() && !mc_.functions.count(canon)) canon = std::move(duck);
     }
   } else if (is(fnNode, "identifier")) {
-    canon = mc_.imports.canonical(text(fnNode, mc_.src));
+    canon = canonicalOf(text(fnNode, mc_.src));
   } else {
     recv = eval(fnNode);
   }

@@ -306,6 +306,7 @@ bool Lowerer::inlineClosure(const std::string& shortName, const CallArgs& a) {
   if (!runsInPlace(text(body, mc_.src))) return false;
   auto env = env_;
   auto bound = bound_;
+  auto aliases = moduleAliases_;
   auto nested = nested_;
   auto defs = nestedDefs_;
   ++inlining_;
@@ -313,6 +314,7 @@ bool Lowerer::inlineClosure(const std::string& shortName, const CallArgs& a) {
   --inlining_;
   env_ = std::move(env);
   bound_ = std::move(bound);
+  moduleAliases_ = std::move(aliases);
   nested_ = std::move(nested);
   nestedDefs_ = std::move(defs);
   return true;
@@ -567,7 +569,15 @@ void Lowerer::bind(TSNode target, const Value& v) {
   // ... and one bound to a device's name is that device (`self._device = get_device(device=
   // cfg.device)`): left unknown, so that its uses take it for a device by name (deviceByName).
   if (f.kind == Kind::CudaTensor && f.mixed && looksLikeDeviceName(p)) f = Fact{};
-  if (is(target, "identifier")) bound_.insert(p);
+  if (is(target, "identifier")) {
+    bound_.insert(p);
+    // `dev = torch.cuda`: the local names the module from here on (canonicalOf); a value that
+    // is no library name (a call's result, a tensor) ends that.
+    if (f.kind == Kind::Unknown && !v.isCall && !v.canonical.empty() && v.canonical.find('.') != std::string::npos)
+      moduleAliases_[p] = v.canonical;
+    else
+      moduleAliases_.erase(p);
+  }
   // A fresh stream, or one fetched from a container, is named where the user binds it
   // (`backward_stream = cache[device]` reads better than `cache[]` in a diagnostic).
   if (f.kind == Kind::Stream && f.stream.kind == model::StreamKind::Side &&

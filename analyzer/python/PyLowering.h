@@ -245,6 +245,10 @@ class Lowerer {
   // `x = helper(...)`: the call's event produced the locals the assignment binds.
   void producedByCall(TSNode target, TSNode from, size_t before);
   Fact lookup(const std::string& path) const;
+  // What a dotted name names in torch or another library (`torch.cuda.Stream`): by the module's
+  // imports, else through a local bound to a module or function of one (`dev = torch.cuda`,
+  // then `dev.Stream()`); "" when neither says.
+  std::string canonicalOf(std::string_view dotted) const;
 
   // CUDA values and their reasons (PyFacts.cpp).
   Value cudaNew(TSNode at, std::string why, model::Confidence c = model::Confidence::High);
@@ -296,6 +300,8 @@ class Lowerer {
   // `loss.item()`, `kl_loss.detach()`: a tensor read or used under a loss's name (lossElements_).
   bool namedAsLoss(const std::string& path, TSNode at) const;
   std::unordered_set<std::string> bound_;      // local names assigned in this function
+  // Locals bound to a library's module or function (`dev = torch.cuda`): name -> what it names.
+  std::unordered_map<std::string, std::string> moduleAliases_;
   std::unordered_set<std::string> argumentParts_;  // locals bound to a part of a parameter (noteArgumentPart)
   // Locals that view an attribute's tensor without new storage (`g = p.grad.to_local()`,
   // `w = mod.weight[:n]`): local -> "p.grad". Dropping the attribute (`p.grad = None`) drops
