@@ -535,6 +535,8 @@ Value Lowerer::evalCall(TSNode call) {
     }
   // `bufs.append(t)`, `queue.put(t)`: a tensor put into a container is kept, not freed.
   if (storesValue(method))
+    for (const auto& x : a.pos) storeAddress(recv.path, x.value);  // `ptrs.append(t.data_ptr())`
+  if (storesValue(method))
     for (const auto& x : a.pos)
       if ((isCuda(x.value) || x.value.fact.kind == Kind::HostTensor) && !x.value.path.empty())
         fn_.escaped.push_back(x.value.path);

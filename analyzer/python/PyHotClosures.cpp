@@ -1,6 +1,8 @@
 #include "python/PyHotClosures.h"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 #include <unordered_map>
 
 namespace sl::py {
@@ -48,8 +50,17 @@ void markHotClosures(model::Module& m) {
   for (const auto& f : m.functions) {
     if (!f.deliberate.empty()) continue;
     std::string caller = f.name.substr(f.name.rfind('.') + 1);  // npos + 1 == 0
+    // The lines of f's closures: calls there are a closure's body lowered at its call
+    // (PyLowering.cpp inlineClosure), judged where that closure is, not as f's own.
+    std::vector<std::pair<uint32_t, uint32_t>> closures;
+    for (const auto& h : m.functions)
+      if (h.name.size() > f.name.size() && h.name.compare(0, f.name.size() + 1, f.name + ".") == 0 && h.endLine)
+        closures.emplace_back(h.loc.line, h.endLine);
     for (const auto& e : f.events) {
       if (e.kind != model::EventKind::Call) continue;
+      if (std::any_of(closures.begin(), closures.end(),
+                      [&](const auto& c) { return c.first <= e.loc.line && e.loc.line <= c.second; }))
+        continue;
       model::Function* g = closure(e.callee);
       int loop = model::enclosingScope(f, e.scope, model::ScopeKind::Loop);
       // A method handed GPU tensors on every iteration of its sibling's loop (`for beam in ...:

@@ -268,7 +268,8 @@ void Lowerer::deviceByName(Value& v, TSNode at) const {
 void Lowerer::callWork(TSNode call, const std::vector<Arg>& args, const std::string& callee) {
   if (!model::effectiveStream(fn_, scope_).isSide()) return;
   std::vector<Value> vs;
-  for (const auto& x : args) vs.push_back(pointedTo(x.value));
+  for (const auto& x : args)
+    for (Value& t : handedTensors(x.value)) vs.push_back(std::move(t));
   if (!strongestCuda(vs)) return;
   useOnStream(vs, call);
   emitWork(call, vs, callee);
@@ -302,13 +303,38 @@ void Lowerer::emitCall(TSNode call, const std::string& callee, const CallArgs& a
         std::find(e.reads.begin(), e.reads.end(), v.path) == e.reads.end())
       e.reads.push_back(v.path);
   };
-  for (const auto& x : a.pos) reads(pointedTo(x.value));
-  for (const auto& [k, x] : a.kw) reads(pointedTo(x.value));
+  for (const auto& x : a.pos)
+    for (const Value& t : handedTensors(x.value)) reads(t);
+  for (const auto& [k, x] : a.kw)
+    for (const Value& t : handedTensors(x.value)) reads(t);
   // What is handed where, for the callee's summary to say what the call reads and writes
   // (model::applyParameterEffects). Past a `*splat` the positions are unknown.
   if (!a.splat)
     for (const auto& x : a.pos) e.args.push_back(pointedTo(x.value).path);
   for (const auto& [k, x] : a.kw) e.kwargs.emplace_back(std::string(k), pointedTo(x.value).path);
+}
+
+std::vector<Value> Lowerer::handedTensors(const Value& v) const {
+  if (auto it = v.path.empty() ? pointerTables_.end() : pointerTables_.find(v.path); it != pointerTables_.end()) {
+    std::vector<Value> out;
+    for (const Value& address : it->second) out.push_back(pointedTo(address));
+    return out;
+  }
+  return {pointedTo(v)};
+}
+
+void Lowerer::storeAddress(const std::string& container, const Value& address) {
+  if (container.empty() || address.fact.kind != Kind::DevicePointer || address.fact.pointee.empty()) return;
+  Value stored = address;
+  // `staged[i].data_ptr()`: an address into a row of a CUDA tensor is one into its storage, so
+  // the table reads `staged` (who produced it is known); a row of a list stays the element.
+  std::string& pointee = stored.fact.pointee;
+  while (pointee.ends_with("[]") && lookup(pointee.substr(0, pointee.size() - 2)).kind == Kind::CudaTensor)
+    pointee.resize(pointee.size() - 2);
+  auto& table = pointerTables_[container];
+  for (const Value& a : table)
+    if (a.fact.pointee == pointee) return;
+  if (table.size() < 16) table.push_back(std::move(stored));  // a bound: tables are filled in loops
 }
 
 // For an address into a tensor (`t.data_ptr() + off`), the tensor it points into, as sure as the

@@ -293,28 +293,54 @@ bool runsInPlace(std::string_view body) {
 }  // namespace
 
 // A closure the function defines and then calls (`def call_ag(): push(a, ws, ag_stream)` ...
-// `call_ag()`) does its work on the function's own names, at the call: its GPU work, waits and
+// `call_ag()`, also `call_ag(use_pull)`) does its work on the function's own names, at the call: its GPU work, waits and
 // regions are this function's, in order, so a fork or join missing around the call shows here.
 // Lowered separately as well (PythonFrontend), the closure alone cannot tell where the names
 // it captures were produced. Its local bindings stay its own: the names this function binds are
 // restored after the body.
 bool Lowerer::inlineClosure(const std::string& shortName, const CallArgs& a) {
   auto it = nestedDefs_.find(shortName);
-  if (it == nestedDefs_.end() || inlining_ >= 2 || !a.pos.empty() || !a.kw.empty() || a.splat) return false;
+  if (it == nestedDefs_.end() || inlining_ >= 2 || a.splat) return false;
   TSNode params = field(it->second, "parameters"), body = field(it->second, "body");
-  if (ts_node_is_null(body) || (!ts_node_is_null(params) && ts_node_named_child_count(params) > 0)) return false;
-  if (!runsInPlace(text(body, mc_.src))) return false;
+  if (ts_node_is_null(body) || !runsInPlace(text(body, mc_.src))) return false;
+  // Its parameters take the call's arguments, by position or keyword (`call_ag(use_pull)`);
+  // one left out takes its default (unknown here). `*args`/`**kw` closures are not inlined.
+  std::vector<std::string> names;
+  if (!ts_node_is_null(params))
+    for (TSNode p : NamedChildren(params)) {
+      TSNode n = parameterName(p);
+      if (!is(n, "identifier")) return false;
+      names.emplace_back(text(n, mc_.src));
+    }
+  if (a.pos.size() > names.size()) return false;
+  std::vector<const Value*> given(names.size(), nullptr);
+  for (size_t i = 0; i < a.pos.size(); ++i) given[i] = &a.pos[i].value;
+  for (const auto& [k, x] : a.kw) {
+    auto at = std::find(names.begin(), names.end(), k);
+    if (at == names.end()) return false;
+    given[size_t(at - names.begin())] = &x.value;
+  }
   auto env = env_;
   auto bound = bound_;
   auto aliases = moduleAliases_;
+  auto tables = pointerTables_;
   auto nested = nested_;
   auto defs = nestedDefs_;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const Value v = given[i] ? *given[i] : Value{};
+    bound_.insert(names[i]);
+    if (v.fact.kind == Kind::Unknown) env_.erase(names[i]);
+    else env_[names[i]] = v.fact;
+    // What the caller produced under its own name is the parameter's producer too.
+    if (isCuda(v) && !v.path.empty() && v.path != names[i]) alias(names[i], v.path);
+  }
   ++inlining_;
   lowerBlock(body);
   --inlining_;
   env_ = std::move(env);
   bound_ = std::move(bound);
   moduleAliases_ = std::move(aliases);
+  pointerTables_ = std::move(tables);
   nested_ = std::move(nested);
   nestedDefs_ = std::move(defs);
   return true;
@@ -543,6 +569,7 @@ void Lowerer::bind(TSNode target, const Value& v) {
   if (is(target, "subscript")) {
     std::string base = p.substr(0, p.size() - 2);
     if (lookup(base).kind == Kind::HostTensor) emit(EventKind::HostWrite, target, "setitem").value = base;
+    storeAddress(base, v);  // `dst_arr[i] = dst.data_ptr()`: a table of addresses
     // `cache[key] = torch.cuda.Stream()`: the container now holds streams.
     if (v.fact.kind == Kind::Stream) env_[base] = Fact{Kind::StreamContainer};
     // `self.cpu_params[name] = t.pin_memory()`: the entries are what was stored (a read of

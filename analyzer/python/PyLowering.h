@@ -132,6 +132,10 @@ class Lowerer {
   void autogradInputs(TSNode at);
   void hookInputs(TSNode at);  // PyInfer.cpp
   Value pointedTo(const Value& v) const;
+  // The tensors a value hands a callee: what an address points into (pointedTo), every tensor
+  // whose address a table holds (`dst_arr[i] = dst.data_ptr()`, `ptrs.append(t.data_ptr())`:
+  // a batched raw copy is handed the table), else the value itself.
+  std::vector<Value> handedTensors(const Value& v) const;
   // Positional parameter `index` is given a CUDA tensor by per-step code of another module
   // (python/PythonFrontend.h CallerInputs): an annotated tensor there is on the GPU (medium).
   void callerInput(size_t index, const std::string& why, TSNode at);
@@ -300,6 +304,10 @@ class Lowerer {
   // `loss.item()`, `kl_loss.detach()`: a tensor read or used under a loss's name (lossElements_).
   bool namedAsLoss(const std::string& path, TSNode at) const;
   std::unordered_set<std::string> bound_;      // local names assigned in this function
+  // Containers of device addresses: container path -> the addresses stored in it (DevicePointer
+  // values, one per pointee), for handedTensors.
+  std::unordered_map<std::string, std::vector<Value>> pointerTables_;
+  void storeAddress(const std::string& container, const Value& address);
   // Locals bound to a library's module or function (`dev = torch.cuda`): name -> what it names.
   std::unordered_map<std::string, std::string> moduleAliases_;
   std::unordered_set<std::string> argumentParts_;  // locals bound to a part of a parameter (noteArgumentPart)
@@ -311,8 +319,8 @@ class Lowerer {
   // Of nested_, the definitions (the `function_definition` nodes) a direct call may inline.
   std::unordered_map<std::string, TSNode> nestedDefs_;
   int inlining_ = 0;  // depth of closure bodies being lowered at their call (inlineClosure)
-  // `call_ag()`: a closure of this function with no parameters, called directly, runs its body
-  // here, on the names it shares with this function (PyLowering.cpp). False when it cannot.
+  // `call_ag()`: a closure of this function called directly runs its body here, on the names it
+  // shares with this function and the arguments of the call (PyLowering.cpp). False when it cannot.
   bool inlineClosure(const std::string& shortName, const CallArgs& a);
   std::unordered_map<std::string, std::string> outerClosures_;  // siblings and outer closures
   std::unordered_set<std::string> captured_;   // names bound by the enclosing functions (inheritNames)
