@@ -22,14 +22,18 @@ FIX = os.path.join(HERE, "fixtures", "sanitize", "real")
 SRC = "bench/sanitize/real/"
 
 # log -> None (correct: no SL904) or (kind, file, line of the finding, line of the other access).
-# Recorded on an H100 (4 steps each). The Lightning program's own log is not here: it gives one
-# SL904 not yet explained (bench/sanitize/README.md); its mutant's missing wait is a new finding.
+# Recorded on an H100 (4 steps each).
 EXPECTED = {
     "h100-fsdp2-r1-o0.slog.gz": None,  # reshard_after_forward=True, no offload
     "h100-fsdp2-r0-o1.slog.gz": None,  # reshard_after_forward=False, CPUOffloadPolicy
     "h100-ddp.slog.gz": None,
     "h100-save_on_cpu.slog.gz": None,
     "h100-1f1b.slog.gz": None,
+    # The copy at line 58 (the head's bias into the addmm output) is launched with TensorIterator's
+    # OffsetCalculator by value: past the tensor's dimensions it still holds the side stream's
+    # `mean` arguments of line 55 (its freed input and the statistic). Taken for accesses, they
+    # gave a missing join 55 / 58 every step; they are left-over words now (StreamRaces.cpp).
+    "h100-lightning.slog.gz": None,
     # FSDP2's foreach_reduce without reduce_scatter_stream.wait_stream(current): the copy-in reads
     # gradients the backward is still writing (both in loss.backward(), line 47)
     "h100-fsdp2-r1-o0-M-no-reduce-scatter-wait.slog.gz": ("missing-wait", "fsdp2.py", 47, 47),
@@ -39,6 +43,11 @@ EXPECTED = {
     "h100-1f1b-M-no-grad-wait.slog.gz": ("missing-wait", "pipeline_1f1b.py", 60, 60),
     # the side stream reads the activation (51) without waiting for the step's stream
     "h100-lightning-M-no-side-wait.slog.gz": ("missing-wait", "lightning_fit.py", 55, 51),
+}
+
+# What `report` must also say on stderr for a log: the mechanism a log depends on, seen at work.
+NOTICES = {
+    "h100-lightning.slog.gz": "left over from earlier launches' arguments",
 }
 
 
@@ -56,6 +65,9 @@ def races(slog_gz, tmp):
         fail(f"report {log} exited {p.returncode}: {p.stderr}")
     if "SL904 checked" not in p.stderr or "SL904 not judged" in p.stderr:
         fail(f"{log}: the race check must have run on the whole log: {p.stderr}")
+    notice = NOTICES.get(os.path.basename(slog_gz))
+    if notice and notice not in p.stderr:
+        fail(f"{log}: report must say '{notice}': {p.stderr}")
     return [f for f in json.loads(p.stdout)["findings"] if f["rule"] == "SL904"]
 
 
