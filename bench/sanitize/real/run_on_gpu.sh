@@ -66,11 +66,11 @@ job() {
   case $mode in
     sanitize) timeout ${TMO:-400} $SL run --sanitize --out $out -- python3 $P/"$@" --steps $steps ;;
     record) timeout ${TMO:-400} $SL run --out $out -- python3 $P/"$@" --steps $steps ;;
-    csan) TORCH_CUDA_SANITIZER=1 timeout ${TMO:-400} python3 $P/"$@" --steps $steps ;;
+    csan) TORCH_CUDA_SANITIZER=1 timeout ${TMO:-400} python3 $P/"$@" --steps $steps --time ;;
   esac > $out.out 2>&1
   local rc=$?
   if [ $mode = csan ]; then
-    log "$mode $name rc $rc CSAN errors $(grep -c 'CSAN detected' $out.out) $(grep -m1 -E 'Error|error' $out.out | cut -c1-150)"
+    log "$mode $name rc $rc CSAN errors $(grep -c 'CSAN detected' $out.out) $(grep -m1 'mean step' $out.out) $(grep -m1 -E 'Error|error' $out.out | cut -c1-150)"
     return
   fi
   timeout 300 $SL report $out --format json > $out.json 2> $out.err
@@ -143,10 +143,13 @@ fi
 # Overhead (PHASE=overhead, or after PHASE=full with OVERHEAD=1): REPS rounds; in each, every
 # program (OVER: a subset) runs once in each mode of MODES, one run at a time (nothing else on the
 # GPU), the modes' order rotated from round to round. `--time` prints the mean step time of the
-# second half of STEPS steps. csan = TORCH_CUDA_SANITIZER=1 (CSTEPS steps: it is much slower).
+# second half of STEPS steps. Modes: plain, record and sanitize (`run`, `run --sanitize`), their
+# -f (--gpu-first 100ms) and -off (--gpu-timing off) forms, csan = TORCH_CUDA_SANITIZER=1 (CSTEPS
+# steps: it is much slower).
 # No run starts DEADLINE seconds after the script's start, so what was measured comes back.
 # Rounds are numbered from R0 + 1 (a later call goes on with the rotation).
 MODES=${MODES:-plain record sanitize}
+ABSTEPS=${ABSTEPS:-210}
 for r in $(seq $(( ${R0:-0} + 1 )) $(( ${R0:-0} + ${REPS:-3} ))); do
   set -- $MODES
   for k in $(seq $(( (r - 1) % $# ))); do set -- "${@:2}" "$1"; done  # rotate
@@ -161,10 +164,19 @@ for r in $(seq $(( ${R0:-0} + 1 )) $(( ${R0:-0} + ${REPS:-3} ))); do
         plain) timeout 200 python3 $P/$args --steps $STEPS --time ;;
         record) timeout 200 $SL run --out $L/ov-$r-$name-$mode -- python3 $P/$args --steps $STEPS --time ;;
         sanitize) timeout 200 $SL run --sanitize --out $L/ov-$r-$name-$mode -- python3 $P/$args --steps $STEPS --time ;;
+        # past the default's first GPU-timing window (10 s: a short run is timed throughout), as
+        # a long run spends nearly all its time; -off: host calls only
+        record-f) timeout 200 $SL run --gpu-first 100ms --out $L/ov-$r-$name-$mode -- python3 $P/$args --steps $STEPS --time ;;
+        sanitize-f) timeout 200 $SL run --sanitize --gpu-first 100ms --out $L/ov-$r-$name-$mode -- python3 $P/$args --steps $STEPS --time ;;
+        record-off) timeout 200 $SL run --gpu-timing off --out $L/ov-$r-$name-$mode -- python3 $P/$args --steps $STEPS --time ;;
+        sanitize-off) timeout 200 $SL run --sanitize --gpu-timing off --out $L/ov-$r-$name-$mode -- python3 $P/$args --steps $STEPS --time ;;
+        # in-process: recording paused / on in blocks of 5 steps (common.StepTimer, --ab)
+        ab-record) timeout 200 $SL run --gpu-first 100ms --out $L/ov-$r-$name-$mode -- python3 $P/$args --steps $ABSTEPS --ab 5 ;;
+        ab-sanitize) timeout 200 $SL run --sanitize --gpu-first 100ms --out $L/ov-$r-$name-$mode -- python3 $P/$args --steps $ABSTEPS --ab 5 ;;
         csan) TORCH_CUDA_SANITIZER=1 timeout 300 python3 $P/$args --steps ${CSTEPS:-$STEPS} --time ;;
       esac < /dev/null > $L/ov.out 2>&1
-      grep "mean step" $L/ov.out | sed "s/^/$name $mode round $r: /" >> $O/overhead.txt
-      grep -q "mean step" $L/ov.out || { echo "$name $mode round $r: no time" >> $O/overhead.txt; tail -3 $L/ov.out >> $O/walls.txt; }
+      grep "mean step\|^ab recording" $L/ov.out | sed "s/^/$name $mode round $r: /" >> $O/overhead.txt
+      grep -q "mean step\|^ab recording" $L/ov.out || { echo "$name $mode round $r: no time" >> $O/overhead.txt; tail -3 $L/ov.out >> $O/walls.txt; }
       echo "$name $mode round $r wall $(awk "BEGIN{print $(date +%s.%N) - $t0}") s" >> $O/walls.txt
       rm -rf $L/ov-$r-$name-$mode
     done
