@@ -123,19 +123,21 @@ if [ $PHASE = verify ]; then
   (timeout 200 $SL run --sanitize --out $L/census-fw2 -- python3 $P/fsdp2.py --reshard 1 --offload 0 --fake-world 2 --census --steps 3 \
      > $L/census-fw2.out 2>&1; grep -h 'census\|Error' $L/census-fw2.out | sort | uniq > $L/census-fw2.txt) &
   many x $STEPS sanitize ${PAR:-6} < $L/programs; save
-  many x ${MSTEPS:-20} sanitize ${MPAR:-6} < $L/mutants; save
+  # the mutants and CSAN side by side (neither is timed)
+  many x ${MSTEPS:-20} sanitize ${MPAR:-6} < $L/mutants &
+  for m in ${CSANLIST:-}; do grep -h "^$m " $L/programs $L/mutants; done | many x ${CSTEPS:-10} csan ${CPAR:-6}
+  wait; save
   if [ -x $D/bin/streamlint-old ]; then
-    for d in $L/sanitize-*; do [ -d $d ] && timeout 120 $D/bin/streamlint-old report $d --format json > $d.old.json 2>/dev/null; done
+    ls -d $L/sanitize-* | grep -v '\.' | xargs -P 12 -I{} sh -c "timeout 120 $D/bin/streamlint-old report {} --format json > {}.old.json 2>/dev/null"
     for d in $L/sanitize-*.old.json; do python3 $P/summarize.py "old-$(basename $d .old.json)" $d /dev/null; done >> $O/summary.txt
   fi
   save
   mkdir -p $L/fix
-  for m in ${FIXONLY:-}; do grep -h "^$m " $L/programs $L/mutants; done | sed 's/^/fix-/' | many x ${FIXSTEPS:-4} sanitize ${MPAR:-6}
+  for m in ${FIXONLY:-}; do grep -h "^$m " $L/programs $L/mutants; done | sed 's/^/fix-/' | many x ${FIXSTEPS:-4} sanitize 8
   (cd $L && find sanitize-fix-* -name '*.slog' -size -4M | tar czf $O/fixtures.tgz -T -)
   (cd $L && for n in ${BRING:-}; do find sanitize-$n -name '*.slog'; done | tar czf $O/logs.tgz -T -)
   log "fixtures and logs: $(du -sb $O/fixtures.tgz $O/logs.tgz | cut -f1 | tr '\n' ' ')"
-  for m in ${CSANLIST:-}; do grep -h "^$m " $L/programs $L/mutants; done | many x ${CSTEPS:-10} csan 8; save
-  wait
+  save
   log "verify done"
   [ -n "${OVERHEAD:-}" ] || exit 0
   STEPS=${OSTEPS:-100}
