@@ -23,7 +23,8 @@ FIX = os.path.join(HERE, "fixtures", "sanitize", "real")
 SRC = "bench/sanitize/real/"
 
 # log -> None (correct: no SL904) or (kind, file, line of the finding, line of the other access).
-# Recorded on an H100 (4 steps each).
+# Recorded on an H100 (4 steps each; the Lightning no-side-join and FSDP2 fake-world ones on
+# 2026-12-07 with the recorder of main 79e0286).
 EXPECTED = {
     "h100-fsdp2-r1-o0.slog.gz": None,  # reshard_after_forward=True, no offload
     "h100-fsdp2-r0-o1.slog.gz": None,  # reshard_after_forward=False, CPUOffloadPolicy
@@ -44,6 +45,15 @@ EXPECTED = {
     "h100-1f1b-M-no-grad-wait.slog.gz": ("missing-wait", "pipeline_1f1b.py", 60, 60),
     # the side stream reads the activation (51) without waiting for the step's stream
     "h100-lightning-M-no-side-wait.slog.gz": ("missing-wait", "lightning_fit.py", 55, 51),
+    # no cur.wait_stream(side): the step's stream reads the last step's statistic (50), made on
+    # the side stream (55); before the left-over words were set aside, the false 55 / 58 hid it
+    "h100-lightning-M-no-side-join.slog.gz": ("missing-join", "lightning_fit.py", 50, 55),
+    # FSDP2 as rank 0 of 2 over the fake process group (fsdp2.py --fake-world 2): its all-gather
+    # streams in use on one GPU
+    "h100-fsdp2-fw2-r1.slog.gz": None,
+    # the all-gather stream does not wait for the copy-in stream (foreach_all_gather's
+    # wait_stream): the all-gather reads its input unordered with the copy-in (both in forward, 64)
+    "h100-fsdp2-fw2-r1-M-no-copy-in-wait.slog.gz": ("missing-wait", "fsdp2.py", 64, 64),
 }
 
 # Mutants made here from a correct program's log: (source log, what is removed, expected as above).
