@@ -46,6 +46,7 @@ struct Module {
   std::string path;
   uint64_t base = 0, lo = 0, hi = 0;
   mutable int8_t runtime = -1;  // isRuntimeModule(path), once asked (CallSite.cpp); -1 not yet
+  mutable int8_t allocator = -1;  // the CUDA caching allocator's library (libc10_cuda.so), once asked
 };
 
 // Sanitize mode (SL904): a launch's parameter words that point into device memory.

@@ -304,6 +304,9 @@ void writeRaceSummary(std::vector<std::string>& summary, const RaceCheckSummary&
   if (r.unrecordedLaunches)
     os << "; " << r.unrecordedLaunches << " launches fell outside the --sanitize-sample windows, so "
        << r.unknownBlocks << " blocks first used around them were not judged";
+  if (r.leftOverWords)
+    os << "; " << r.leftOverWords << " launch parameter words were left over from earlier launches' arguments "
+       << "(the launch also named freed memory) and not taken for accesses";
   summary.push_back(os.str());
   if (r.gaps) out.inputErrors.push_back(std::to_string(r.gaps) + " sanitize windows lost records: no SL904 judged there");
 }

@@ -20,6 +20,20 @@
 //
 // Lost records (GapRecord): nothing is judged from a call inside a gap, and at its end every
 // stream, event and the host are joined (a barrier), so no pair across it is reported either.
+//
+// The caching allocator's own events (recorded when a block used on other streams is freed, and
+// polled before its memory is handed out again) order that reuse, nothing else: the program did
+// not ask for them, and a poll that happened to succeed in this run would hide its missing join
+// (a side stream's gradients read by the optimizer). Their successful polls join a clock of their
+// own (allocatorKnows_), which only the missing-record_stream check reads.
+//
+// Left-over argument words. A kernel's by-value struct can hold bytes nobody set (TensorIterator's
+// OffsetCalculator past the tensor's dimensions): the host stack's earlier content, often an
+// earlier launch's arguments, pointers included. A launch that names a block freed before it was
+// made shows such leftovers for certain: the word is the one the thread's last launch naming that
+// block passed. Its other words that this earlier launch also passed, still in the same blocks,
+// are taken for leftovers too and not checked (a real use of the same tensor by both launches is
+// then missed; `leftOverWords` counts them).
 #include "runtime/StreamRaces.h"
 
 #include <algorithm>
@@ -76,6 +90,8 @@ class Checker {
   bool run(RaceCheckSummary& summary, std::string& why) {
     if (!mem_.usable()) { why = mem_.error(); return false; }
     prepareGaps(summary);
+    for (size_t i = 0; i < t_.calls.size(); ++i)
+      if (const HostCall c = t_.calls[i]; slog::apiClass(c.api) == slog::ApiClass::Wait && c.ret == 0) waitedEvents_.insert(c.a0);
     for (size_t i = 0; i < t_.calls.size(); ++i) {
       const HostCall& c = t_.calls[i];
       while (gapAt_ < gaps_.size() && gaps_[gapAt_].second <= c.enterNs) barrier(), ++gapAt_;
@@ -85,6 +101,7 @@ class Checker {
     summary.accesses += accesses_;
     summary.unrecordedLaunches += unrecorded_;
     summary.unknownBlocks += unknownUnits_;
+    summary.leftOverWords += leftOver_;
     return true;
   }
   const std::vector<Race>& races() const { return races_; }
@@ -148,7 +165,16 @@ class Checker {
     for (const auto& x : gaps_) summary.gapNs += x.second - x.first;
   }
   void call(int i, const HostCall& c);
+  void launch(int i, const HostCall& c, int s, const Vc& clock, const std::vector<uint64_t>& words);
   void access(int i, int s, const Vc& clock, uint64_t addr, uint64_t ns, bool write);
+  void accessUnit(int i, int s, const Vc& clock, int u, bool write);
+  // The caching allocator's own event (Timeline.h cachingAllocator): recorded by it, and no
+  // stream ever waits for it.
+  bool allocatorEvent(const HostCall& c) const {
+    if (!c.cachingAllocator || waitedEvents_.count(c.a0)) return false;
+    auto it = allocatorRecorded_.find(c.a0);
+    return it != allocatorRecorded_.end() && it->second;
+  }
   void checkReuse(int unit, int i, int s, const Vc& clock);
   // A join is what a side stream's work needs before the default stream (where a program's main
   // line of work runs) uses its result; any other missing order is a missing wait.
@@ -183,6 +209,17 @@ class Checker {
   // allocator's clock is not the recorder's (RaceMemory.cpp).
   static constexpr uint64_t kUnknownSlackNs = 50000;
   std::vector<Race> races_;
+  // Events some stream waits for (read before the sweep), and per event whether its last record
+  // was the caching allocator's.
+  std::set<uint64_t> waitedEvents_;
+  std::unordered_map<uint64_t, bool> allocatorRecorded_;
+  Vc allocatorKnows_;  // what the allocator's successful polls of its own events showed done
+  // Per thread: each word its launches passed, with the last such launch and the unit it named.
+  struct Named {
+    int call = -1, unit = -1;
+  };
+  std::unordered_map<uint32_t, std::unordered_map<uint64_t, Named>> named_;
+  size_t leftOver_ = 0;
 };
 
 void Checker::call(int i, const HostCall& c) {
@@ -204,12 +241,12 @@ void Checker::call(int i, const HostCall& c) {
       } else if (c.api == A::cudaStreamSynchronize || c.api == A::cuStreamSynchronize) {
         join(host_, vc_[stream(c.stream)]);
       } else if (auto e = events_.find(c.a0); e != events_.end()) {
-        join(host_, e->second);
+        join(allocatorEvent(c) ? allocatorKnows_ : host_, e->second);
       }
       break;
     case C::Query:  // only successful polls are in the timeline: the work is done
       if (c.api == A::cudaEventQuery) {
-        if (auto e = events_.find(c.a0); e != events_.end()) join(host_, e->second);
+        if (auto e = events_.find(c.a0); e != events_.end()) join(allocatorEvent(c) ? allocatorKnows_ : host_, e->second);
       } else {
         join(host_, vc_[stream(c.stream)]);
       }
@@ -218,6 +255,7 @@ void Checker::call(int i, const HostCall& c) {
       int s = stream(c.stream);
       join(vc_[s], host_);
       events_[c.a0] = vc_[s];
+      allocatorRecorded_[c.a0] = c.cachingAllocator;
       break;
     }
     case C::Wait: {
@@ -249,7 +287,7 @@ void Checker::call(int i, const HostCall& c) {
         if (!inGap_) lastUnrecordedNs_ = c.enterNs, ++unrecorded_;
         break;
       }
-      for (uint64_t w : f->second.words) access(i, s, clock, w, c.enterNs, false);
+      launch(i, c, s, clock, f->second.words);
       break;
     }
     case C::Collective: {  // NCCL: exact ranges; the receive buffer is written, the send one read
@@ -273,10 +311,47 @@ void Checker::call(int i, const HostCall& c) {
   }
 }
 
+// A launch's words: each resolved to its unit, the left-over ones (see the top) set aside, the
+// rest checked as reads (or as the producer, for a unit's first access).
+void Checker::launch(int i, const HostCall& c, int s, const Vc& clock, const std::vector<uint64_t>& words) {
+  if (inGap_) return;
+  std::vector<int> units(words.size(), -1);
+  for (size_t k = 0; k < words.size(); ++k)
+    if (words[k]) units[k] = mem_.find(words[k], c.enterNs, handles_[s]);
+  auto& named = named_[c.tid];
+  std::vector<bool> leftOver(words.size(), false);
+  for (size_t k = 0; k < words.size(); ++k) {
+    if (units[k] >= 0) continue;
+    auto it = named.find(words[k]);
+    if (it == named.end() || it->second.unit < 0) continue;
+    const MemUnit& dead = mem_.unit(it->second.unit);
+    if (!dead.freeNs || dead.freeNs >= c.enterNs) continue;  // not freed before this launch
+    // The words of the thread's last launch that named the dead block, still in the same units.
+    auto before = log_.footprints.find(t_.calls[size_t(it->second.call)].corr);
+    if (before == log_.footprints.end()) continue;
+    for (size_t j = 0; j < words.size(); ++j) {
+      if (j == k || units[j] < 0 || leftOver[j]) continue;
+      const auto& bw = before->second.words;
+      if (std::find(bw.begin(), bw.end(), words[j]) == bw.end()) continue;
+      auto n = named.find(words[j]);
+      if (n != named.end() && n->second.unit == units[j]) leftOver[j] = true, ++leftOver_;
+    }
+  }
+  for (size_t k = 0; k < words.size(); ++k) {
+    if (units[k] < 0 || leftOver[k]) continue;
+    accessUnit(i, s, clock, units[k], false);
+    named[words[k]] = {i, units[k]};
+  }
+}
+
 void Checker::access(int i, int s, const Vc& clock, uint64_t addr, uint64_t ns, bool write) {
   if (inGap_ || !addr) return;
   int u = mem_.find(addr, ns, handles_[s]);
   if (u < 0) return;
+  accessUnit(i, s, clock, u, write);
+}
+
+void Checker::accessUnit(int i, int s, const Vc& clock, int u, bool write) {
   ++accesses_;
   Shadow& sh = shadow_[u];
   if (sh.unknown) return;
@@ -311,7 +386,10 @@ void Checker::access(int i, int s, const Vc& clock, uint64_t addr, uint64_t ns, 
 
 // A new unit's producer against every older unit its memory overlaps: the allocator handed that
 // memory over, and any access to the old unit not ordered before this write races with it.
-void Checker::checkReuse(int unit, int i, int s, const Vc& clock) {
+void Checker::checkReuse(int unit, int i, int s, const Vc& producerClock) {
+  // The allocator hands memory out only once its polls showed the recorded streams' uses done.
+  Vc clock = producerClock;
+  join(clock, allocatorKnows_);
   const MemUnit& nu = mem_.unit(unit);
   std::vector<std::multimap<uint64_t, int>::iterator> old;
   // Live units do not overlap each other (a producer retires the older ones it overlaps), so the

@@ -18,6 +18,7 @@ struct RaceCheckSummary {
   uint64_t gapNs = 0;
   size_t unrecordedLaunches = 0;  // launches outside --sanitize-sample windows (no footprint)
   size_t unknownBlocks = 0;       // blocks not judged: their first use may be such a launch
+  size_t leftOverWords = 0;       // launch words taken for leftovers of earlier arguments (StreamRaces.cpp)
   std::vector<std::string> notJudged;  // "<log>: why"
 };
 

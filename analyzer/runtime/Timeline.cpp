@@ -181,6 +181,22 @@ void joinByOrder(const ProcessLog& log, ProcessTimeline& t, SpilledVector<Unjoin
   }
 }
 
+// An event call whose first native frame is in c10's CUDA library, where the caching allocator
+// lives (CallSite.cpp takes frames[0] as the library's own call too).
+bool madeByCachingAllocator(const ProcessLog& log, const ApiCall& c) {
+  auto cls = slog::apiClass(c.rec.api);
+  if (cls != slog::ApiClass::Record && cls != slog::ApiClass::Query && cls != slog::ApiClass::Sync) return false;
+  if (!c.nframes) return false;
+  const Module* m = log.moduleFor(c.frame(log, 0));
+  if (!m) return false;
+  if (m->allocator < 0) {
+    const std::string& p = m->path;
+    size_t slash = p.rfind('/');
+    m->allocator = p.compare(slash == std::string::npos ? 0 : slash + 1, std::string::npos, "libc10_cuda.so") == 0;
+  }
+  return m->allocator == 1;
+}
+
 }  // namespace
 
 std::string StreamInfo::label() const {
@@ -249,6 +265,7 @@ void TimelineBuilder::addCall(const ApiCall& c, const CallSite& site) {
   h.kind = c.rec.kind;
   h.nameId = c.rec.nameId;
   h.blocking = isHostBlockingCandidate(c.rec);
+  h.cachingAllocator = madeByCachingAllocator(meta_, c);
   // The site as resolved, for now: finish() numbers the locations in call order, as they were
   // numbered when the calls were sorted first.
   if (site.path != "<unknown>") {

@@ -49,6 +49,10 @@ struct HostCall {
   // An asynchronous copy whose GPU record says no pageable host memory took part (pinned or
   // device memory on both sides): the driver queues it and returns, it waits for nothing.
   bool queuedOnly = false;
+  // Made by c10's CUDA caching allocator for its own bookkeeping (its first native frame is in
+  // libc10_cuda.so): the events it records when a block used on other streams (record_stream) is
+  // freed, and its polls of them before it hands the memory out again (SL904, StreamRaces.cpp).
+  bool cachingAllocator = false;
   uint32_t nameId = 0;  // the log's String id of the kernel it launched (0 unknown); fills padding
   uint64_t blockedNs() const { return exitNs > enterNs ? exitNs - enterNs : 0; }
 };

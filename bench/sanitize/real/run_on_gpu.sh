@@ -5,8 +5,12 @@
 #                 stream methods in FSDP2 (--census)
 #   PHASE=full  : correct programs STEPS (>= 200) steps under --sanitize and the default recorder,
 #                 mutants, short recordings for the fixtures, CSAN, then REPS interleaved overhead rounds.
+#   PHASE=verify : the correct programs and mutants again, old and new reports, fixtures, CSAN
+#                 (below), then overhead rounds with OVERHEAD=1.
+#   PHASE=overhead : only the overhead rounds (below).
 # Logs and outputs go to /tmp/sl and come back as tarballs in $OUT; progress in $OUT/progress.txt.
 set -u
+T0=$(date +%s)  # DEADLINE counts from here
 D=$(realpath ${D:-.dev34}); SL=$D/bin/streamlint; P=$D/bench/sanitize/real
 O=${OUT:-/tmp/sl-out}; L=/tmp/sl; mkdir -p $L $O
 # 200 steps of the GPT-2 make ~1M allocator events: a larger trace ring, so no block is unknown
@@ -26,6 +30,8 @@ save_on_cpu save_on_cpu.py
 gpt2 gpt2_ckpt.py
 lightning lightning_fit.py
 1f1b pipeline_1f1b.py
+fsdp2-fw2-r1 fsdp2.py --reshard 1 --offload 0 --fake-world 2
+fsdp2-fw2-r0 fsdp2.py --reshard 0 --offload 0 --fake-world 2
 X
 cat > $L/mutants <<'X'
 fsdp2-r1-o0-M-no-allgather-wait fsdp2.py --reshard 1 --offload 0 --mutant no-allgather-wait
@@ -47,6 +53,11 @@ lightning-M-no-side-record-stream lightning_fit.py --mutant no-side-record-strea
 1f1b-M-no-act-record-stream pipeline_1f1b.py --mutant no-act-record-stream
 1f1b-M-no-grad-record-stream pipeline_1f1b.py --mutant no-grad-record-stream
 1f1b-M-no-optimizer-join pipeline_1f1b.py --mutant no-optimizer-join
+fsdp2-fw2-r1-M-no-allgather-wait fsdp2.py --reshard 1 --offload 0 --fake-world 2 --mutant no-allgather-wait
+fsdp2-fw2-r1-M-no-allgather-wait-event fsdp2.py --reshard 1 --offload 0 --fake-world 2 --mutant no-allgather-wait-event
+fsdp2-fw2-r1-M-no-copy-in-wait fsdp2.py --reshard 1 --offload 0 --fake-world 2 --mutant no-copy-in-wait
+fsdp2-fw2-r1-M-no-allgather-streams-wait fsdp2.py --reshard 1 --offload 0 --fake-world 2 --mutant no-allgather-streams-wait
+fsdp2-fw2-r0-M-no-allgather-streams-wait fsdp2.py --reshard 0 --offload 0 --fake-world 2 --mutant no-allgather-streams-wait
 X
 # job NAME STEPS MODE SCRIPT ARGS...: MODE sanitize | record (default recorder) | csan
 job() {
@@ -55,11 +66,11 @@ job() {
   case $mode in
     sanitize) timeout ${TMO:-400} $SL run --sanitize --out $out -- python3 $P/"$@" --steps $steps ;;
     record) timeout ${TMO:-400} $SL run --out $out -- python3 $P/"$@" --steps $steps ;;
-    csan) TORCH_CUDA_SANITIZER=1 timeout ${TMO:-400} python3 $P/"$@" --steps $steps ;;
+    csan) TORCH_CUDA_SANITIZER=1 timeout ${TMO:-400} python3 $P/"$@" --steps $steps --time ;;
   esac > $out.out 2>&1
   local rc=$?
   if [ $mode = csan ]; then
-    log "$mode $name rc $rc CSAN errors $(grep -c 'CSAN detected' $out.out) $(grep -m1 -E 'Error|error' $out.out | cut -c1-150)"
+    log "$mode $name rc $rc CSAN errors $(grep -c 'CSAN detected' $out.out) $(grep -m1 'mean step' $out.out) $(grep -m1 -E 'Error|error' $out.out | cut -c1-150)"
     return
   fi
   timeout 300 $SL report $out --format json > $out.json 2> $out.err
@@ -104,18 +115,71 @@ if [ $PHASE = full ]; then
   [ -n "${OVERHEAD:-}" ] || exit 0
   STEPS=${OSTEPS:-100}  # then the overhead rounds below, as far as the call's time goes
 fi
-# Overhead: REPS rounds, in each every program plain, under the default recorder and under
-# --sanitize, one after the other (nothing else on the GPU); `--time` prints the mean step time
-# of the second half of STEPS steps.
-for r in $(seq ${REPS:-3}); do
+# Re-verification (PHASE=verify): the correct programs (STEPS steps) and the mutants (MSTEPS) under
+# --sanitize, reported by this bin/streamlint (and bin/streamlint-old when there: the reports
+# before the fix, *.old.json); FIXSTEPS-step recordings of FIXONLY (names of either list) for the
+# fixtures; CSAN on CSANLIST; the logs of BRING (names) come back gzipped.
+if [ $PHASE = verify ]; then
+  (timeout 200 $SL run --sanitize --out $L/census-fw2 -- python3 $P/fsdp2.py --reshard 1 --offload 0 --fake-world 2 --census --steps 3 \
+     > $L/census-fw2.out 2>&1; grep -h 'census\|Error' $L/census-fw2.out | sort | uniq > $L/census-fw2.txt) &
+  many x $STEPS sanitize ${PAR:-6} < $L/programs; save
+  # the mutants and CSAN side by side (neither is timed)
+  many x ${MSTEPS:-20} sanitize ${MPAR:-6} < $L/mutants &
+  for m in ${CSANLIST:-}; do grep -h "^$m " $L/programs $L/mutants; done | many x ${CSTEPS:-10} csan ${CPAR:-6}
+  wait; save
+  if [ -x $D/bin/streamlint-old ]; then
+    ls -d $L/sanitize-* | grep -v '\.' | xargs -P 12 -I{} sh -c "timeout 120 $D/bin/streamlint-old report {} --format json > {}.old.json 2>/dev/null"
+    for d in $L/sanitize-*.old.json; do python3 $P/summarize.py "old-$(basename $d .old.json)" $d /dev/null; done >> $O/summary.txt
+  fi
+  save
+  mkdir -p $L/fix
+  for m in ${FIXONLY:-}; do grep -h "^$m " $L/programs $L/mutants; done | sed 's/^/fix-/' | many x ${FIXSTEPS:-4} sanitize 8
+  (cd $L && find sanitize-fix-* -name '*.slog' -size -4M | tar czf $O/fixtures.tgz -T -)
+  (cd $L && for n in ${BRING:-}; do find sanitize-$n -name '*.slog'; done | tar czf $O/logs.tgz -T -)
+  log "fixtures and logs: $(du -sb $O/fixtures.tgz $O/logs.tgz | cut -f1 | tr '\n' ' ')"
+  save
+  log "verify done"
+  [ -n "${OVERHEAD:-}" ] || exit 0
+  STEPS=${OSTEPS:-100}
+fi
+# Overhead (PHASE=overhead, or after PHASE=full with OVERHEAD=1): REPS rounds; in each, every
+# program (OVER: a subset) runs once in each mode of MODES, one run at a time (nothing else on the
+# GPU), the modes' order rotated from round to round. `--time` prints the mean step time of the
+# second half of STEPS steps. Modes: plain, record and sanitize (`run`, `run --sanitize`), their
+# -f (--gpu-first 100ms) and -off (--gpu-timing off) forms, csan = TORCH_CUDA_SANITIZER=1 (CSTEPS
+# steps: it is much slower).
+# No run starts DEADLINE seconds after the script's start, so what was measured comes back.
+# Rounds are numbered from R0 + 1 (a later call goes on with the rotation).
+MODES=${MODES:-plain record sanitize}
+ABSTEPS=${ABSTEPS:-210}
+for r in $(seq $(( ${R0:-0} + 1 )) $(( ${R0:-0} + ${REPS:-3} ))); do
+  set -- $MODES
+  for k in $(seq $(( (r - 1) % $# ))); do set -- "${@:2}" "$1"; done  # rotate
+  order="$*"
   while read -r name args; do
-    case " ${OVER:-$name} " in *" $name "*) ;; *) continue ;; esac
-    for mode in plain record sanitize; do
+    case " ${OVER:-${name/fsdp2-fw*/-}} " in *" $name "*) ;; *) continue ;; esac
+    for mode in $order; do
+      [ $(( $(date +%s) - T0 )) -lt ${DEADLINE:-100000} ] || { log "deadline: stop"; break 3; }
+      case " ${CSAN_SKIP:-gpt2 lightning} " in *" $name "*) [ $mode = csan ] && continue ;; esac
+      t0=$(date +%s.%N)
       case $mode in
         plain) timeout 200 python3 $P/$args --steps $STEPS --time ;;
         record) timeout 200 $SL run --out $L/ov-$r-$name-$mode -- python3 $P/$args --steps $STEPS --time ;;
         sanitize) timeout 200 $SL run --sanitize --out $L/ov-$r-$name-$mode -- python3 $P/$args --steps $STEPS --time ;;
-      esac < /dev/null 2>&1 | grep "mean step" | sed "s/^/$name $mode round $r: /" >> $O/overhead.txt
+        # past the default's first GPU-timing window (10 s: a short run is timed throughout), as
+        # a long run spends nearly all its time; -off: host calls only
+        record-f) timeout 200 $SL run --gpu-first 100ms --out $L/ov-$r-$name-$mode -- python3 $P/$args --steps $STEPS --time ;;
+        sanitize-f) timeout 200 $SL run --sanitize --gpu-first 100ms --out $L/ov-$r-$name-$mode -- python3 $P/$args --steps $STEPS --time ;;
+        record-off) timeout 200 $SL run --gpu-timing off --out $L/ov-$r-$name-$mode -- python3 $P/$args --steps $STEPS --time ;;
+        sanitize-off) timeout 200 $SL run --sanitize --gpu-timing off --out $L/ov-$r-$name-$mode -- python3 $P/$args --steps $STEPS --time ;;
+        # in-process: recording paused / on in blocks of 5 steps (common.StepTimer, --ab)
+        ab-record) timeout 200 $SL run --gpu-first 100ms --out $L/ov-$r-$name-$mode -- python3 $P/$args --steps $ABSTEPS --ab 5 ;;
+        ab-sanitize) timeout 200 $SL run --sanitize --gpu-first 100ms --out $L/ov-$r-$name-$mode -- python3 $P/$args --steps $ABSTEPS --ab 5 ;;
+        csan) TORCH_CUDA_SANITIZER=1 timeout 300 python3 $P/$args --steps ${CSTEPS:-$STEPS} --time ;;
+      esac < /dev/null > $L/ov.out 2>&1
+      grep "mean step\|^ab recording" $L/ov.out | sed "s/^/$name $mode round $r: /" >> $O/overhead.txt
+      grep -q "mean step\|^ab recording" $L/ov.out || { echo "$name $mode round $r: no time" >> $O/overhead.txt; tail -3 $L/ov.out >> $O/walls.txt; }
+      echo "$name $mode round $r wall $(awk "BEGIN{print $(date +%s.%N) - $t0}") s" >> $O/walls.txt
       rm -rf $L/ov-$r-$name-$mode
     done
     log "overhead round $r $name done"
