@@ -137,6 +137,13 @@ bool inTrainingLoop(const model::Module& m, uint32_t line) {
   return false;
 }
 
+bool hotAround(const model::Module& m, uint32_t line) {
+  for (const auto& f : m.functions)
+    if (f.endLine && f.loc.line <= line && line <= f.endLine && f.name != "<module>" && !f.hot.empty())
+      return true;
+  return false;
+}
+
 // A wait the logging API itself causes (Lightning uploading a Python number): nobody asked
 // for a value there, so it is no deliberate read (PyCalls.cpp lightningLog).
 static bool loggerUploads(const model::Module& m, uint32_t line) {

@@ -60,6 +60,8 @@ std::string deliberateRoleReason(const model::Module& m, uint32_t line);
 
 // Whether `line` is in the body of a loop that also runs a backward pass: the training loop.
 bool inTrainingLoop(const model::Module& m, uint32_t line);
+// Whether a function holding `line` (it or one around it) is per-step code (Function::hot).
+bool hotAround(const model::Module& m, uint32_t line);
 
 // Why `line` of module `m` is one-time set-up by its callers (calledOnlyFromSetUp), or "": the
 // innermost function holding it, when no function around it has a role. `src`: m's text.

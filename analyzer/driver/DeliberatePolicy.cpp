@@ -22,13 +22,7 @@ const model::Function* functionAt(const model::Module& m, uint32_t line) {
 
 // Whether the line runs every training step: in a training loop, or in a function that is
 // per-step code for a reason other than its name.
-bool trains(const DeliberateQuery& q) {
-  if (inTrainingLoop(q.module, lineOf(q))) return true;
-  for (const auto& f : q.module.functions)
-    if (f.endLine && f.loc.line <= lineOf(q) && lineOf(q) <= f.endLine && f.name != "<module>" && !f.hot.empty())
-      return true;
-  return false;
-}
+bool trains(const DeliberateQuery& q) { return inTrainingLoop(q.module, lineOf(q)) || hotAround(q.module, lineOf(q)); }
 
 std::string byPath(const DeliberateQuery& q) { return oneOffScriptDirectory(q.pathReason) ? "" : q.pathReason; }
 
@@ -56,7 +50,7 @@ std::string byRole(const DeliberateQuery& q) { return deliberateRoleReason(q.mod
 // `if __name__ == "__main__":` at module level, not where the block trains.
 std::string byMainBlock(const DeliberateQuery& q) {
   if (q.src.find("__main__") == std::string_view::npos) return "";
-  Lines text(q.src);
+  const Lines& text = q.lines();
   for (uint32_t l = 1; l <= text.size() && l <= lineOf(q); ++l) {
     std::string_view c = text.code(l);
     if (text.indent(l) != 0 || !startsWithWord(c, "if") || c.find("__name__") == std::string_view::npos ||
@@ -66,16 +60,6 @@ std::string byMainBlock(const DeliberateQuery& q) {
       return inTrainingLoop(q.module, lineOf(q)) ? "" : "a script's entry point (`if __name__ == \"__main__\":`)";
   }
   return "";
-}
-
-std::vector<std::string> nameWords(std::string_view name) {
-  std::vector<std::string> w;
-  for (size_t b = 0, e; b <= name.size(); b = e + 1) {
-    e = name.find('_', b);
-    if (e == std::string_view::npos) e = name.size();
-    if (e > b) w.emplace_back(name.substr(b, e - b));
-  }
-  return w;
 }
 
 // Whether the module defines or imports `name` (a `def name(`, or the word on an import line).
@@ -99,17 +83,18 @@ bool definesOrImports(const Lines& text, const std::string& name) {
 // for what it checks (`attention_ref` beside `attention`, `ref_rmsnorm` beside an imported
 // `rmsnorm`): the suffix or prefix alone is not enough (`get_ref`, `weak_ref` name no function).
 std::string testOrReference(const Lines& text, const std::string& name) {
-  std::vector<std::string> w = nameWords(name);
-  if (w.empty() || py::namedAsPerStep(name)) return "";  // Lightning's `test_step` runs per batch
-  if (w.front() == "test" && name.find_first_not_of('_') == 0) return "a test function `" + name + "`";
-  if (w.size() < 2) return "";
-  bool suffix = w.back() == "ref" || w.back() == "reference";
-  bool prefix = w.front() == "ref" || w.front() == "reference";
-  if (!suffix && !prefix) return "";
-  std::string lead = name.substr(0, name.find_first_not_of('_'));
-  std::string stem;
-  for (size_t i = prefix ? 1 : 0; i < w.size() - (prefix ? 0 : 1); ++i) stem += (stem.empty() ? "" : "_") + w[i];
-  if (definesOrImports(text, lead + stem) || definesOrImports(text, stem))
+  if (name.empty() || py::namedAsPerStep(name)) return "";  // Lightning's `test_step` runs per batch
+  if (name == "test" || name.starts_with("test_")) return "a test function `" + name + "`";
+  const size_t lead = name.find_first_not_of('_');
+  if (lead == std::string::npos) return "";
+  std::string stem = name.substr(lead);  // what the reference checks, without leading underscores
+  bool affix = false;
+  for (std::string_view p : {"ref_", "reference_"})
+    if (!affix && stem.starts_with(p) && stem.size() > p.size()) stem.erase(0, p.size()), affix = true;
+  for (std::string_view sfx : {"_ref", "_reference"})
+    if (!affix && stem.ends_with(sfx) && stem.size() > sfx.size()) stem.resize(stem.size() - sfx.size()), affix = true;
+  if (!affix) return "";
+  if (definesOrImports(text, name.substr(0, lead) + stem) || definesOrImports(text, stem))
     return "a reference implementation `" + name + "` (of `" + stem + "`)";
   return "";
 }
@@ -117,7 +102,7 @@ std::string testOrReference(const Lines& text, const std::string& name) {
 // Any `def` around the line that is a test or a reference implementation.
 std::string byTestOrReferenceFunction(const DeliberateQuery& q) {
   if (q.src.empty()) return "";
-  Lines text(q.src);
+  const Lines& text = q.lines();
   for (uint32_t def = enclosingDefLine(text, lineOf(q)); def; def = enclosingDefLine(text, def))
     if (std::string why = testOrReference(text, defName(text.code(def))); !why.empty()) return why;
   return "";
@@ -145,7 +130,7 @@ bool underIntervalGuard(const Lines& text, uint32_t def, uint32_t call) {
 // says (`train_step_logs` is per-step code by name).
 std::string byIntervalGuardedCallers(const DeliberateQuery& q) {
   if (q.src.empty()) return "";
-  Lines text(q.src);
+  const Lines& text = q.lines();
   uint32_t def = enclosingDefLine(text, lineOf(q));
   if (!def) return "";
   if (const model::Function* f = functionAt(q.module, def))
@@ -199,6 +184,11 @@ const std::vector<DeliberateEntry>& deliberatePolicy() {
        "the host needs the values there (DeliberateShapes.h)", byStatementShape},
   };
   return kPolicy;
+}
+
+const Lines& DeliberateQuery::lines() const {
+  if (!lines_) lines_.emplace(src);
+  return *lines_;
 }
 
 std::string deliberatePolicyReason(const DeliberateQuery& q) {

@@ -11,21 +11,30 @@
 // text-level block structure (SourceLines.h) for what the prefilter may not have lowered.
 // `docs/deliberate-code.md` lists the same entries for users; a test keeps the two in step.
 #pragma once
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/Finding.h"
+#include "driver/SourceLines.h"
 #include "model/StreamModel.h"
 
 namespace sl {
 
 // What an entry is judged on.
 struct DeliberateQuery {
+  DeliberateQuery(const Finding& f, const model::Module& m, std::string_view text, const std::string& why)
+      : finding(f), module(m), src(text), pathReason(why) {}
   const Finding& finding;
   const model::Module& module;
   std::string_view src;         // the module's text (Python; empty for C/C++)
   const std::string& pathReason;  // ProjectRoots::deliberateReason of the file, or ""
+  // `src` as lines, split once for all the entries that read its block structure.
+  const Lines& lines() const;
+
+ private:
+  mutable std::optional<Lines> lines_;
 };
 
 struct DeliberateEntry {

@@ -49,14 +49,6 @@ const model::Function* innermost(const model::Module& m, uint32_t line) {
   return best;
 }
 
-// Whether function `f` or one around it runs every step: then nothing in it is once per call.
-bool hotAround(const model::Module& m, uint32_t line) {
-  for (const auto& f : m.functions)
-    if (f.endLine && f.loc.line <= line && line <= f.endLine && f.name != "<module>" && !f.hot.empty())
-      return true;
-  return false;
-}
-
 // The host-sync event SL302 reported at `line` of `f`, or null.
 const model::Event* syncAt(const model::Function& f, uint32_t line) {
   for (const auto& e : f.events)

@@ -535,11 +535,11 @@ Value Lowerer::evalCall(TSNode call) {
     }
   // `bufs.append(t)`, `queue.put(t)`: a tensor put into a container is kept, not freed.
   if (storesValue(method))
-    for (const auto& x : a.pos) storeAddress(recv.path, x.value);  // `ptrs.append(t.data_ptr())`
-  if (storesValue(method))
-    for (const auto& x : a.pos)
+    for (const auto& x : a.pos) {
+      storeAddress(recv.path, x.value);  // `ptrs.append(t.data_ptr())`
       if ((isCuda(x.value) || x.value.fact.kind == Kind::HostTensor) && !x.value.path.empty())
         fn_.escaped.push_back(x.value.path);
+    }
 
   // `getattr(torch, self.device)`, `getattr(torch, device_type)`: the device module picked by
   // name at run time (torch.cuda on a GPU), as torch.get_device_module() returns it.

@@ -47,15 +47,18 @@ void markHotClosures(model::Module& m) {
       if (int(s) != loop && f.scopes[s].kind == model::ScopeKind::Loop && model::scopeWithin(f, int(s), loop)) return false;
     return true;
   };
+  // The lines of each function's closures: calls there are a closure's body lowered at its call
+  // (PyLowering.cpp inlineClosure), judged where that closure is, not as its encloser's own.
+  // (A closure's own closures lie inside its lines.)
+  std::unordered_map<std::string, std::vector<std::pair<uint32_t, uint32_t>>> closureLines;
+  for (const auto& h : m.functions)
+    if (closure(h.name) && h.endLine) closureLines[h.name.substr(0, h.name.rfind('.'))].emplace_back(h.loc.line, h.endLine);
+  const std::vector<std::pair<uint32_t, uint32_t>> none;
   for (const auto& f : m.functions) {
     if (!f.deliberate.empty()) continue;
     std::string caller = f.name.substr(f.name.rfind('.') + 1);  // npos + 1 == 0
-    // The lines of f's closures: calls there are a closure's body lowered at its call
-    // (PyLowering.cpp inlineClosure), judged where that closure is, not as f's own.
-    std::vector<std::pair<uint32_t, uint32_t>> closures;
-    for (const auto& h : m.functions)
-      if (h.name.size() > f.name.size() && h.name.compare(0, f.name.size() + 1, f.name + ".") == 0 && h.endLine)
-        closures.emplace_back(h.loc.line, h.endLine);
+    auto own = closureLines.find(f.name);
+    const auto& closures = own == closureLines.end() ? none : own->second;
     for (const auto& e : f.events) {
       if (e.kind != model::EventKind::Call) continue;
       if (std::any_of(closures.begin(), closures.end(),
