@@ -27,7 +27,11 @@ def fnv1a32(data):
 
 
 def read_log(path):
-    data = open(path, "rb").read()
+    return parse_log(open(path, "rb").read(), path)
+
+
+def parse_log(data, path):
+    """(header bytes, [(tid, [(record type, record bytes)])]) of a log's bytes; `path` names it in messages."""
     if data[:8] != FILE_MAGIC:
         sys.exit(f"{path}: not a streamlint log")
     header_bytes = struct.unpack_from("<I", data, 12)[0]

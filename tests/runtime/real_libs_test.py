@@ -19,6 +19,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "bench", "ranks"))
+import slog_tool  # noqa: E402  (the log's chunk framing, shared with the report tests)
 FIX = os.path.join(HERE, "fixtures", "sanitize", "real")
 SRC = "bench/sanitize/real/"
 
@@ -83,40 +85,23 @@ def api_index(name):
     return re.findall(r"X\((\w+),", table).index(name)
 
 
-def fnv1a32(data):
-    h = 2166136261
-    for b in data:
-        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
-    return h
-
-
 def without_default_stream_waits(data):
     """The log with the stream waits made on the legacy default stream left out (chunks rewritten
     with their checksums): ApiRecord is {type u16, bytes u16, api u16, ...}, `stream` at byte 40."""
     waits = {api_index("cudaStreamWaitEvent"), api_index("cuStreamWaitEvent")}
-    header = struct.unpack_from("<I", data, 12)[0]
-    out, off, dropped = bytearray(data[:header]), header, 0
-    while off + 16 <= len(data):
-        magic, size, _, tid = struct.unpack_from("<IIII", data, off)
-        if magic != 0x4B434C53:
-            out += data[off:]
-            break
-        p, end, payload = off + 16, off + 16 + size, bytearray()
-        while p + 4 <= end:
-            kind, n = struct.unpack_from("<HH", data, p)
-            if n == 0:
-                payload += data[p:end]
-                break
-            if kind == 1 and struct.unpack_from("<H", data, p + 4)[0] in waits and struct.unpack_from("<Q", data, p + 40)[0] == 0:
+    header, chunks = slog_tool.parse_log(data, "fixture")
+    out, dropped = [header], 0
+    for tid, recs in chunks:
+        kept = []
+        for t, r in recs:
+            if t == slog_tool.API and struct.unpack_from("<H", r, 4)[0] in waits and struct.unpack_from("<Q", r, 40)[0] == 0:
                 dropped += 1
             else:
-                payload += data[p:p + n]
-            p += n
-        out += struct.pack("<IIII", magic, len(payload), fnv1a32(payload), tid) + payload
-        off = end
+                kept.append((t, r))
+        out.append(slog_tool.chunk_bytes(tid, kept))
     if not dropped:
         fail("the log has no default-stream wait to remove")
-    return bytes(out)
+    return b"".join(out)
 
 
 def races(slog_gz, tmp, derive=None, name=None):
