@@ -416,6 +416,13 @@ Value Lowerer::evalOperator(TSNode e) {
   if (!anyCuda && !std::strcmp(t, "binary_operator"))
     for (const auto& v : operands)
       if (v.fact.kind == Kind::DevicePointer) return Value{v.fact, "", "", false};
+  if (!anyCuda && !std::strcmp(t, "binary_operator") && operands.size() == 2 &&
+      text(field(e, "operator"), mc_.src) == "@") {
+    // `x @ w`: Python's numbers and containers have no matrix product; its operands are tensors
+    // (a guess about the device, as for a torch op's arguments).
+    for (auto& v : operands) asTensor(v, e, "is an operand of @ (matrix product)");
+    anyCuda = std::any_of(operands.begin(), operands.end(), isCuda);
+  }
   if (!anyCuda) return {};
   // `[x] * n` with a CUDA `n`: Python repeats the list n times, so it reads n on the host.
   if (std::string_view(ts_node_type(ts_node_named_child(e, 0))) == "list" && operands.size() == 2 && isCuda(operands[1])) {
@@ -597,7 +604,14 @@ Value Lowerer::evalCall(TSNode call) {
     Value callee{lookup(name), name, "", false};
     bool instance = bound_.count(name) || std::find(fn_.params.begin(), fn_.params.end(), name) != fn_.params.end() ||
                     captured_.count(name);
-    if (!instance && callee.fact.kind != Kind::CudaModule) return deviceResult(a, name);
+    if (!instance && callee.fact.kind != Kind::CudaModule) {
+      // A class of this file constructs an object, however it is told where to put its
+      // buffers (`Bucket(n, torch.device("cuda"))`): its fields are what its methods make them.
+      const std::string prefix = name + ".";
+      const bool moduleClass = std::any_of(mc_.functions.begin(), mc_.functions.end(),
+                                           [&](const std::string& f) { return f.starts_with(prefix); });
+      return moduleClass ? Value{} : deviceResult(a, name);
+    }
     return moduleCall(callee, name, a);
   }
   if (!method.empty()) {

@@ -29,6 +29,10 @@ const HookRegistration kHookRegistrations[] = {
     {"register_module_forward_hook", -1},   {"register_module_forward_pre_hook", -1},
     {"register_module_full_backward_hook", -1}, {"register_module_full_backward_pre_hook", -1},
     {"register_step_pre_hook", -1},         {"register_step_post_hook", -1},
+    // torch.autograd.graph.saved_tensors_hooks(pack, unpack) (hookCall names the two by
+    // position): pack gets each tensor the forward saves, produced on the forward's current
+    // stream; unpack gets what pack returned, no tensor of autograd's.
+    {"saved_tensors_hooks pack", 0},        {"saved_tensors_hooks unpack", -1},
 };
 
 // A loss is computed on every training step: functions named as the computation of one
@@ -581,10 +585,18 @@ class RoleFinder {
     std::string_view name = is(fn, "attribute") ? text(field(fn, "attribute"), src_) : text(fn, src_);
     const bool saved = savedTensorsHooks(call, name);
     if (!isHookRegistration(name) && !saved) return;
-    if (saved) name = "saved_tensors_hooks";
     TSNode args = field(call, "arguments");
     if (!is(args, "argument_list")) return;
+    int position = 0;
     for (TSNode a : NamedChildren(args)) {
+      std::string_view registration = name;
+      if (saved) {
+        // `pack_hook=`/`unpack_hook=` by keyword, else by position.
+        std::string_view kw = is(a, "keyword_argument") ? text(field(a, "name"), src_) : std::string_view();
+        const bool pack = kw.empty() ? position == 0 : kw.starts_with("pack");
+        registration = pack ? "saved_tensors_hooks pack" : "saved_tensors_hooks unpack";
+      }
+      ++position;
       if (is(a, "keyword_argument")) a = field(a, "value");
       // functools.partial(hook, ...): the hook is its first argument.
       if (is(a, "call") && lastName(text(field(a, "function"), src_)) == "partial") {
@@ -592,7 +604,8 @@ class RoleFinder {
         a = is(pa, "argument_list") ? ts_node_named_child(pa, 0) : TSNode{};
       }
       std::string target = resolve(a, ts_node_start_byte(call));
-      if (!target.empty() && !removesItself(target)) out.hot.emplace(target, "a hook registered with " + std::string(name));
+      if (!target.empty() && !removesItself(target))
+        out.hot.emplace(target, "a hook registered with " + std::string(registration));
     }
   }
 
@@ -789,6 +802,14 @@ std::vector<size_t> perStepRegistrations(std::string_view src) {
     size_t e = p;
     while (e < src.size() && identChar(src[e])) ++e;
     if (isHookRegistration(src.substr(p, e - p))) out.push_back(p);
+  }
+  // `saved_tensors_hooks(pack, unpack)` made where the hooks are handed over (a method returning
+  // the context manager); a subclass's `super().__init__(pack, unpack)` sits in `__init__`, kept anyway.
+  constexpr std::string_view kSaved = "saved_tensors_hooks";
+  for (size_t p = src.find(kSaved); p != std::string_view::npos; p = src.find(kSaved, p + kSaved.size())) {
+    size_t e = p + kSaved.size();
+    while (e < src.size() && (src[e] == ' ' || src[e] == '\t')) ++e;
+    if ((p == 0 || !identChar(src[p - 1])) && e < src.size() && src[e] == '(') out.push_back(p);
   }
   for (size_t p = src.find(".forward"); p != std::string_view::npos; p = src.find(".forward", p + 8)) {
     size_t e = p + 8;

@@ -191,7 +191,13 @@ Value Lowerer::moduleCall(const Value& callee, std::string_view calleeText, cons
     // backward from it has its forward in the region).
     model::StreamRef s = model::effectiveStream(fn_, scope_);
     if (!s.isSide()) return {};
-    Value v = cudaNew(a.call, "output of '" + std::string(calleeText) + "' called on " + s.describe(), Confidence::Low);
+    // A submodule called in a module's forward runs on that module's device, and a forward that
+    // queues its work on a CUDA stream runs on the GPU (as a tensor method there: queuedInRegion).
+    const bool submodule = moduleForward_ && callee.path.starts_with("self.") && callee.path.find_first_of("[(", 5) == std::string::npos;
+    Value v = cudaNew(a.call,
+                      "output of '" + std::string(calleeText) + "' called on " + s.describe() +
+                          (submodule ? ", a submodule of " + className_ + ", whose forward runs its work on a CUDA stream" : ""),
+                      submodule ? Confidence::Medium : Confidence::Low);
     stamp(emitWork(a.call, {}, std::string(calleeText)), v.fact);
     return v;
   }

@@ -1,0 +1,20 @@
+# bad.submodule_output.py with the join (and record_stream: `ya` was allocated on the side
+# stream and is freed while the current stream may still read it).
+import torch
+
+
+class TwoTower(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(8, 8)
+        self.b = torch.nn.Linear(8, 8)
+        self.side = torch.cuda.Stream()
+
+    def forward(self, x):
+        self.side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.side):
+            ya = self.a(x)
+        yb = self.b(x)
+        torch.cuda.current_stream().wait_stream(self.side)
+        ya.record_stream(torch.cuda.current_stream())
+        return ya + yb
