@@ -222,14 +222,17 @@ ModuleSummary::ModuleSummary(const Module& m) : module_(&m) {
         for (const auto& v : e.writes)
           if (int p = parameterOf(f, v); p >= 0) s.writesParams |= uint64_t(1) << p;
       }
-      if (e.kind == EventKind::Work || e.kind == EventKind::Alloc || e.kind == EventKind::Copy)
+      // A guessed call (assumed, low: a module kept in object state, run with its weights) names
+      // state for the ordering rules; it proves no GPU work in the function.
+      const bool guess = e.assumed && e.confidence == Confidence::Low;
+      if ((e.kind == EventKind::Work || e.kind == EventKind::Alloc || e.kind == EventKind::Copy) && !guess)
         s.gpuWork = true;
       if (e.kind == EventKind::Wait || e.kind == EventKind::RecordStream) s.ordersStreams = true;
       if (!counts(f, i)) continue;
       if (e.kind == EventKind::HostSync && !s.sync) s.sync = &e, s.syncOwner = &f, s.syncPath = &m.path;
       if (e.kind == EventKind::Alloc && !s.alloc) s.alloc = &e;
       if (e.kind == EventKind::Backward && !s.backward) s.backward = &e, s.backwardOwner = &f;
-      if (e.kind == EventKind::Work || (e.kind == EventKind::Copy && e.dir != CopyDir::HostToDevice))
+      if ((e.kind == EventKind::Work && !guess) || (e.kind == EventKind::Copy && e.dir != CopyDir::HostToDevice))
         s.deviceWork = true;
     }
     byName_.emplace(f.name, s);

@@ -162,6 +162,38 @@ void Lowerer::useOnStream(std::vector<Value>& vs, TSNode at) {
 // (those have summaries).
 Value Lowerer::moduleCall(const Value& callee, std::string_view calleeText, const CallArgs& a) {
   const size_t before = fn_.events.size();
+  Value out = moduleOutput(callee, calleeText, a);
+  readWeights(callee, a, before);
+  return out;
+}
+
+// A call of a module kept in object state (`self.block(x)`, `layer(x)` for `layer` in
+// `self.layers`) runs with that module's parameters: a read of the state it comes from, on the
+// stream current at the call, so that a method uploading those parameters on a side stream is
+// judged against it (rules/ClassProtocol.h). Assumed work: the call may queue nothing (a
+// timer around it proves nothing), and only its object state is named.
+void Lowerer::readWeights(const Value& callee, const CallArgs& a, size_t before) {
+  if (callee.path.empty() || callee.path == "self" || cpuFunction_ || !mc_.touchesCuda) return;
+  if (!callee.path.starts_with("self.") && !fn_.stateOf.count(rootOf(callee.path))) return;
+  if (a.pos.empty() && a.kw.empty()) return;  // `self.optimizers()`: a getter; a forward takes inputs
+  const Loc at = locOf(a.call);
+  for (size_t k = before; k < fn_.events.size(); ++k) {
+    auto& e = fn_.events[k];
+    if (e.kind != EventKind::Work || e.loc != at) continue;
+    if (std::find(e.reads.begin(), e.reads.end(), callee.path) == e.reads.end()) e.reads.push_back(callee.path);
+    return;
+  }
+  // The call already has a model of its own (`self.log(...)`: Lightning's upload).
+  if (!fn_.events.empty() && fn_.events.back().loc == at) return;
+  auto& w = emitWork(a.call, {}, "module-call");
+  w.reads.push_back(callee.path);
+  w.assumed = true;
+  w.confidence = Confidence::Low;
+}
+
+// What a module call returns (moduleCall).
+Value Lowerer::moduleOutput(const Value& callee, std::string_view calleeText, const CallArgs& a) {
+  const size_t before = fn_.events.size();
   callWork(a.call, a.pos, std::string(calleeText));
   const bool worked = fn_.events.size() > before;  // on a side stream, with its inputs
   if (callee.fact.kind == Kind::CudaModule) {

@@ -274,6 +274,8 @@ class Lowerer {
   Value onGpu(const Value& recv, CallArgs& a, const char* api);
   Value deviceResult(const CallArgs& a, std::string_view callee);
   Value moduleCall(const Value& callee, std::string_view calleeText, const CallArgs& a);
+  Value moduleOutput(const Value& callee, std::string_view calleeText, const CallArgs& a);
+  void readWeights(const Value& callee, const CallArgs& a, size_t before);
   Value toDevice(Value recv, std::string_view method, CallArgs& a);
   bool loopBound(const std::string& path) const;
   void deviceByName(Value& v, TSNode at) const;
