@@ -283,10 +283,24 @@ Value Lowerer::toDevice(Value recv, std::string_view method, CallArgs& a) {
     return v;
   }
   Value out = copyToDevice(recv, a, method == "to" ? "Tensor.to" : "Tensor.cuda");
-  if (!loopBound(recv.path)) {
-    // Not a loader batch: the copy (and its wait) is only a guess.
-    for (auto it = fn_.events.rbegin(); it != fn_.events.rend() && it->loc == locOf(a.call); ++it)
+  if (loopBound(recv.path)) return out;
+  // Not a loader batch: the copy (and its wait) is only a guess, unless the code moved it off
+  // the current stream as an asynchronous one: a side-stream region exists to overlap a real
+  // host-to-device copy (a tensor already on the GPU would need neither).
+  const model::StreamRef s = model::effectiveStream(fn_, scope_);
+  const bool overlapped = truthy(a.keyword("non_blocking")) && s.isSide() && model::enclosingSideRegion(fn_, scope_) >= 0;
+  for (auto it = fn_.events.rbegin(); it != fn_.events.rend() && it->loc == locOf(a.call); ++it) {
+    if (!overlapped) {
       it->confidence = Confidence::Low;
+      continue;
+    }
+    it->confidence = std::min(it->confidence, Confidence::Medium);
+    it->evidence.push_back({locOf(a.call), "copied with non_blocking=True inside a region on " + s.describe() +
+                                               ": a host-to-device copy moved off the current stream"});
+  }
+  if (overlapped && isCuda(out)) {
+    out.fact.conf = std::min(out.fact.conf, Confidence::Medium);
+    out.fact.why = because(out.fact.why, locOf(a.call), "copied to the GPU asynchronously on " + s.describe());
   }
   return out;
 }
