@@ -332,6 +332,10 @@ Value Lowerer::evalAttribute(TSNode e) {
     return {};
   }
   if (obj.fact.kind == Kind::HostTensor && attr == "device") return tensor(Kind::HostDevice);
+  // `s.cuda_stream`: the raw handle of stream s (what custom ops, CUDA Python and ctypes calls
+  // take): a call handed it runs its work on s, as one handed s itself.
+  if (attr == "cuda_stream" && (obj.fact.kind == Kind::Stream || (obj.fact.kind == Kind::Unknown && mc_.streamPaths.count(obj.path))))
+    return obj;
   if (!path.empty()) {
     Value v{lookup(path), path, "", false};
     deviceByName(v, e);
@@ -566,6 +570,12 @@ Value Lowerer::evalCall(TSNode call) {
     if (api == Api::None && !torchApi) {
       helperCall(canon, a);
       return deviceResult(a, canon);
+    }
+    // A custom operator (`torch.ops.mylib.op(x, out, s.cuda_stream)`) handed a stream runs on it.
+    if (canon.starts_with("torch.ops.")) {
+      Value out;
+      withHandedStream(a, [&] { out = callApi(api, callee, a); });
+      return out;
     }
     return callApi(api, callee, a);
   }

@@ -32,7 +32,7 @@ bool Lowerer::hostAttribute(const std::string& path) const {
 
 void Lowerer::asTensor(Value& v, TSNode at, const std::string& why) {
   if (v.fact.kind != Kind::Unknown || v.path.empty() || !v.canonical.empty() || !mc_.touchesCuda) return;
-  if (hostAttribute(v.path)) return;
+  if (hostAttribute(v.path) || mc_.streamPaths.count(v.path)) return;  // a stream (or its handle), not a tensor
   if (v.path == "self" || !mc_.imports.canonical(rootOf(v.path)).empty())
     return;  // `np.x`, `math.pi`: names of other libraries
   v.fact = Fact{};
@@ -403,6 +403,15 @@ Value Lowerer::pointedTo(const Value& v) const {
 }
 
 void Lowerer::helperCall(const std::string& callee, const CallArgs& a) {
+  withHandedStream(a, [&] {
+    callWork(a.call, a.pos, callee);
+    emitCall(a.call, callee, a);
+  });
+}
+
+// A call handed a side stream (or its raw handle, `s.cuda_stream`) runs `lower`'s work in a
+// one-call region on it (Scope::handedStream): the callee queues its work there.
+void Lowerer::withHandedStream(const CallArgs& a, const std::function<void()>& lower) {
   const Arg* handed = nullptr;
   model::StreamRef named;
   std::vector<model::StreamRef> more;  // further side streams handed to the same call
@@ -430,8 +439,7 @@ void Lowerer::helperCall(const std::string& callee, const CallArgs& a) {
       fn_.scopes[size_t(scope_)].handedStream = true;
     }
   }
-  callWork(a.call, a.pos, callee);
-  emitCall(a.call, callee, a);
+  lower();
   for (auto& s : more) fn_.alsoHanded.emplace_back(locOf(a.call), std::move(s));
   if (saved != -2) popScope(saved);
 }

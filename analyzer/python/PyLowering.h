@@ -9,6 +9,7 @@
 // `torch.Tensor` annotation only says "a tensor" (low, hidden by default). CPU evidence
 // (`.cpu()`, a factory without a device, numpy) wins over inference.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -286,6 +287,7 @@ class Lowerer {
   // stream as an argument (`gather(x, bufs, stream=self.comm)`), the callee runs its GPU work
   // on that stream: the call is a region of its own on it (Scope::handedStream).
   void helperCall(const std::string& callee, const CallArgs& a);
+  void withHandedStream(const CallArgs& a, const std::function<void()>& lower);  // PyInfer.cpp
 
   model::Event& emit(model::EventKind k, TSNode at, std::string api = {});
   model::Event& emitWork(TSNode at, const std::vector<Value>& args, std::string api);
