@@ -117,9 +117,14 @@ class CrossStreamFree : public Rule {
   // `v` is new storage made by `e`: an allocation, or (Python) the result of GPU work bound to
   // a plain local (`out = self.mlp(x)`, `y = x @ w`; not an in-place `x.mul_()` nor a write into
   // a part of something): the caching allocator takes it from the pool of the stream `e` runs on.
+  // On the current stream only an arithmetic operator's result counts (`y = a * b`, C++
+  // `at::operator*`): an operator never returns a view, where a method's result may be one
+  // (`x.view(...)`, `x.narrow(...)` share x's storage, which x keeps alive).
   static bool allocates(const model::Event& e, const std::string& v) {
     if (e.kind == EventKind::Alloc) return true;
-    if (e.kind != EventKind::Work || !e.stream.isSide() || v.find_first_of(".[") != std::string::npos) return false;
+    if (e.kind != EventKind::Work || v.find_first_of(".[") != std::string::npos) return false;
+    const bool operatorResult = e.api == "operator" || e.api.starts_with("at::operator");
+    if (!e.stream.isSide() && !(operatorResult && e.stream.kind == model::StreamKind::Current)) return false;
     if (e.api.empty() || e.api.back() == '_' || e.api == "augmented-assignment" || e.api == "setitem") return false;
     return std::find(e.writes.begin(), e.writes.end(), v) != e.writes.end() &&
            std::find(e.reads.begin(), e.reads.end(), v) == e.reads.end();
