@@ -32,6 +32,14 @@ inline void* realFor(slog::Api api) {
 // CUPTI side (Cupti.cpp, GpuWindows.cpp).
 void cuptiStartOnce();        // lazy start at the first recorded call
 extern std::atomic<bool> g_paused;  // streamlint_recording(0): hooks pass straight through
+// Parts of the recording left out, for measuring what each costs (streamlint_recording's flags,
+// GpuWindows.cpp): calls are still recorded, without what the flag names.
+enum SkipPart : uint8_t {
+  kSkipPython = 1,      // no Python line (ApiRecords without pyCode)
+  kSkipBacktrace = 2,   // native frames: the return address only (no backtrace, no launch-site walk)
+  kSkipFootprint = 4,   // sanitize mode: no launch footprints (AccessRecords)
+};
+extern std::atomic<uint8_t> g_skipParts;
 
 // Experiment switches, set through streamlint_tune() in SL_KNOBS builds (bench/interposer).
 struct Knobs {
@@ -157,19 +165,22 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
   auto rc = real(args...);
   uint64_t t1 = tsc ? __rdtsc() : nowNs();
   uint32_t pyCode = 0, pyOffset = 0;
-  bool py = g_knobs.python && capturePython(ts, pyCode, pyOffset);
+  uint8_t skip = g_skipParts.load(std::memory_order_relaxed);
+  bool py = !(skip & kSkipPython) && g_knobs.python && capturePython(ts, pyCode, pyOffset);
   void* frames[slog::kMaxFrames + 1];
   int nf = 1;
   frames[0] = ra;
   uint8_t scanned = 0;
   // A native program's call comes from the user's code (nvcc's kernel stub, a direct cudart call)
   // or from a library (LibTorch); without the user's code ranges (scans off), as from the user's.
-  bool native = !py && !pythonProcess();
+  bool native = !py && !pythonProcess() && !(skip & kSkipBacktrace);
   const TextRanges* text = native ? userText() : nullptr;
   bool libraryCall = text && !text->contains(reinterpret_cast<uintptr_t>(ra));
   void** raSlot = static_cast<void**>(__builtin_frame_address(0)) + 1;  // the hook keeps a frame pointer
   if (libraryCall && userFramesFromStack(ts, *text, ra, frames, nf, reinterpret_cast<const uintptr_t*>(raSlot))) {
     scanned = slog::kScannedFrames;  // the user's frames are in
+  } else if (skip & kSkipBacktrace) {
+    // measuring the parts' cost: the return address alone
   } else if (blocksHost(cls)) {
     // The call blocked anyway; a backtrace lets the report walk out of torch/cudart frames.
     int n = backtrace(frames, slog::kMaxFrames + 1);
@@ -228,7 +239,7 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
   // them for its own (a LibTorch launch from line 23 placed at line 16, the previous launch's).
   scrub(frames, nf);
   // Sanitize mode: the launch's footprint, allocation spans, lost-record windows (Sanitize.h).
-  if (__builtin_expect(g_sanitize, 0)) sanitizeAfter(ts, written, cls, int(rc));
+  if (__builtin_expect(g_sanitize, 0)) sanitizeAfter(ts, written, cls, int(rc), !(skip & kSkipFootprint));
   if (cls == slog::ApiClass::Collective) collectiveAfter(ts, written);  // NCCL (rare calls)
   if (rc != 0) noteResult(api, int(rc));
   --t_depth;
