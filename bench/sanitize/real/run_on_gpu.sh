@@ -145,21 +145,25 @@ if [ $PHASE = verify ]; then
 fi
 # Per-part cost (PHASE=parts): each program of OVER runs under `run` (arms ARMS) and under
 # `run --sanitize` (SARMS), once per recorder library of LIBS (file names in $D/lib, given to
-# `run` through SL_INTERPOSER; their order alternates between programs), past the first
+# `run` through SL_INTERPOSER; NAME=ARMS gives that library its own arms in both modes, e.g. an
+# older library that knows no part flags; the order alternates between programs), past the first
 # GPU-timing window (--gpu-first 100ms). StepTimer's --ab-arms prints one line per arm (paused
 # blocks between arms; arm 0 = the A/A control); ROUNDS rounds, KB: steps per block, per program,
-# for blocks of ~50 ms. logcount.py says what each log holds. REPS repeats the whole.
+# for blocks of ~50 ms; PMODES: the modes (record sanitize). logcount.py says what each log
+# holds. REPS repeats the whole. Programs run in the order of OVER.
 if [ $PHASE = parts ]; then
   declare -A KB=([fsdp2-r1-o0]=4 [ddp]=8 [save_on_cpu]=5 [gpt2]=2 [lightning]=16 [1f1b]=6)
   libs=(${LIBS:-libstreamlint_interposer.so}); flip=0
   for r in $(seq ${REPS:-1}); do
-    while read -r name args; do
-      case " ${OVER:-fsdp2-r1-o0 ddp save_on_cpu gpt2 lightning 1f1b} " in *" $name "*) ;; *) continue ;; esac
+    for name in ${OVER:-save_on_cpu gpt2 lightning 1f1b ddp fsdp2-r1-o0}; do
+      args=$(grep "^$name " $L/programs | cut -d' ' -f2-); [ -n "$args" ] || continue
       order="${libs[*]}"; [ $flip = 1 ] && order=$(printf '%s\n' "${libs[@]}" | tac | tr '\n' ' '); flip=$((1 - flip))
-      for lib in $order; do
-        for mode in record sanitize; do
+      for spec in $order; do
+        lib=${spec%%=*}
+        for mode in ${PMODES:-record sanitize}; do
           [ $(( $(date +%s) - T0 )) -lt ${DEADLINE:-100000} ] || { log "deadline: stop"; break 4; }
           if [ $mode = sanitize ]; then flag=--sanitize arms=${SARMS:-0,1,2,3,66,114}; else flag= arms=${ARMS:-0,1,2,3,18,50}; fi
+          [ "$spec" != "$lib" ] && arms=${spec#*=}
           out=$L/pt-$r-$name-$mode-$lib; t0=$(date +%s.%N)
           SL_INTERPOSER=$D/lib/$lib timeout ${TMO:-200} $SL run $flag --gpu-first 100ms --out $out -- python3 $P/$args \
             --ab ${KB[$name]:-5} --ab-arms $arms --ab-rounds ${ROUNDS:-25} < /dev/null > $out.out 2>&1
@@ -171,7 +175,7 @@ if [ $PHASE = parts ]; then
           rm -rf $out
         done
       done
-    done < $L/programs
+    done
   done
   log "parts done"; exit 0
 fi
