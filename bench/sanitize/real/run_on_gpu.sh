@@ -154,6 +154,10 @@ fi
 if [ $PHASE = parts ]; then
   declare -A KB=([fsdp2-r1-o0]=4 [ddp]=8 [save_on_cpu]=5 [gpt2]=2 [lightning]=16 [1f1b]=6)
   libs=(${LIBS:-libstreamlint_interposer.so}); flip=0
+  # per call, by part, with the last library (parts_cost.py): an idle stream's sync shows the backtrace
+  cudart=${CUDART:-$(ls /usr/local/cuda/lib64/libcudart.so* 2>/dev/null | head -1)}
+  SL_INTERPOSER=$D/lib/${libs[-1]%%=*} timeout 120 $SL run --out $L/pc -- python3 $P/parts_cost.py $cudart \
+    < /dev/null 2>&1 | grep depth >> $O/parts_cost.txt
   for r in $(seq ${REPS:-1}); do
     for name in ${OVER:-save_on_cpu gpt2 lightning 1f1b ddp fsdp2-r1-o0}; do
       args=$(grep "^$name " $L/programs | cut -d' ' -f2-); [ -n "$args" ] || continue
