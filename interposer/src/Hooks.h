@@ -12,6 +12,7 @@
 #include <atomic>
 #include <new>
 
+#include "Backtrace.h"
 #include "GpuWindows.h"
 #include "PythonFrames.h"
 #include "Recorder.h"
@@ -181,13 +182,8 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
   } else if (skip & kSkipBacktrace) {
     // measuring the parts' cost: the return address alone
   } else if (blocksHost(cls)) {
-    // The call blocked anyway; a backtrace lets the report walk out of torch/cudart frames.
-    int n = backtrace(frames, slog::kMaxFrames + 1);
-    scrubBelow();
-    if (n > 1) {
-      memmove(frames, frames + 1, sizeof(void*) * (n - 1));  // drop our own frame
-      nf = n - 1;
-    }
+    // A short backtrace lets the report walk out of torch/cudart frames (Backtrace.h: cached).
+    nf = blockingFrames(ts, ra, raSlot, frames, scrubBelow);
   } else if (cls == slog::ApiClass::Launch && !py) {
     // A native launch's return address is mostly nvcc's per-kernel stub, not the line the user
     // wrote. One full backtrace per launch site (then cached) finds that caller. When the stub is
