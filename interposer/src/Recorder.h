@@ -89,7 +89,7 @@ struct ThreadState {
   uint32_t tid = 0;
   uint64_t generation = 0;          // process generation (bumped in a fork child)
   ThreadState* next = nullptr;      // global list, push-only
-  PtrCache<CodeCacheEntry, 128> codeCache;   // 512 Python code objects (PythonFrames.cpp)
+  PtrCache<CodeCacheEntry, 512> codeCache;   // 2048 Python code objects (PythonFrames.cpp)
   PtrCache<NameCacheEntry, 64> nameCache;    // 256 kernel names (DriverHooks.cpp)
   PtrCache<StackCacheEntry, 64> stackCache;  // 256 native launch sites (Hooks.h)
   PtrCache<StubCacheEntry, 32> stubCache;    // 128 stub call sites (Hooks.h stubCaller)
