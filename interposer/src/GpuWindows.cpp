@@ -18,6 +18,7 @@ namespace sl::ip {
 
 std::atomic<uint64_t> g_windowDue{UINT64_MAX};
 std::atomic<bool> g_paused{false};
+std::atomic<uint8_t> g_skipParts{0};
 
 namespace {
 
@@ -183,6 +184,10 @@ void windowsAfterFork() {
 //   ctypes.CDLL(None).streamlint_recording(0)  pause: hooks pass through, GPU timing off
 //   ...(1) resume, GPU timing as configured (SL_GPU_TIMING); ...(2) host calls only;
 //   ...(3) host calls and continuous GPU timing, whatever SL_GPU_TIMING says.
+// Flags added to 1-3 leave a part of each record out, so that a benchmark can tell what each
+// part costs in one process (bench/sanitize/real: `--ab-arms`): 16 no Python line, 32 no native
+// backtraces (the return address only), 64 no launch footprints (sanitize mode). The log then
+// lacks what was left out: for measuring, not for recordings meant to be reported.
 // Returns the previous mode; -1 when GPU timing was asked for and CUPTI cannot follow (not
 // available, switched off, or a profiler owns it).
 SL_EXPORT int streamlint_recording(int mode) {
@@ -193,10 +198,13 @@ SL_EXPORT int streamlint_recording(int mode) {
   configure();
   int prev = s_mode;
   s_mode = mode;
-  g_paused.store(mode == 0);
-  bool gpu = mode == 3 || (mode == 1 && g_sched.mode != GpuTiming::Off);
+  int base = mode & 15;
+  g_skipParts.store(uint8_t((mode >> 4) & (kSkipPython | kSkipBacktrace | kSkipFootprint)),
+                    std::memory_order_relaxed);
+  g_paused.store(base == 0);
+  bool gpu = base == 3 || (base == 1 && g_sched.mode != GpuTiming::Off);
   if (!cuptiOurs()) return gpu ? -1 : prev;
-  g_scheduling = mode == 1 && g_sched.mode == GpuTiming::Sampled;
+  g_scheduling = base == 1 && g_sched.mode == GpuTiming::Sampled;
   if (g_scheduling) {
     arm(g_on ? g_offAtNs : g_onAtNs);  // the schedule goes on where it was
     return prev;

@@ -1,9 +1,10 @@
 // The one path every hooked call takes (runtime symbols and driver pointers alike):
 //   1. nested calls (cudart calling the driver, CUPTI calling CUDA, our own helpers) pass
 //      straight through: t_depth is the recursion guard;
-//   2. the real function runs with its arguments and its result untouched;
-//   3. one record goes to the calling thread's ring: times, result, stream, pointers, the native
-//      return address (a short backtrace for calls that block), the Python line.
+//   2. where the call comes from is read: the Python line, the native return address (a short
+//      backtrace for calls that block, taken before they block, while the GPU still works);
+//   3. the real function runs with its arguments and its result untouched;
+//   4. one record goes to the calling thread's ring: times, result, stream, pointers, frames.
 #pragma once
 #include <execinfo.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <atomic>
 #include <new>
 
+#include "Backtrace.h"
 #include "GpuWindows.h"
 #include "PythonFrames.h"
 #include "Recorder.h"
@@ -32,6 +34,14 @@ inline void* realFor(slog::Api api) {
 // CUPTI side (Cupti.cpp, GpuWindows.cpp).
 void cuptiStartOnce();        // lazy start at the first recorded call
 extern std::atomic<bool> g_paused;  // streamlint_recording(0): hooks pass straight through
+// Parts of the recording left out, for measuring what each costs (streamlint_recording's flags,
+// GpuWindows.cpp): calls are still recorded, without what the flag names.
+enum SkipPart : uint8_t {
+  kSkipPython = 1,      // no Python line (ApiRecords without pyCode)
+  kSkipBacktrace = 2,   // native frames: the return address only (no backtrace, no launch-site walk)
+  kSkipFootprint = 4,   // sanitize mode: no launch footprints (AccessRecords)
+};
+extern std::atomic<uint8_t> g_skipParts;
 
 // Experiment switches, set through streamlint_tune() in SL_KNOBS builds (bench/interposer).
 struct Knobs {
@@ -149,35 +159,31 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
   slog::ApiClass cls = slog::apiClass(api);
   uint64_t corr = nextCorrelation();
   bool tsc = g_tscClock;
-  uint64_t t0 = tsc ? __rdtsc() : nowNs();
-  if (__builtin_expect(t0 >= g_windowDue.load(std::memory_order_relaxed), 0)) {
-    windowTick();                       // GPU timing switches on or off before this call,
-    t0 = tsc ? __rdtsc() : nowNs();     // and the switch's time is not the call's
-  }
-  auto rc = real(args...);
-  uint64_t t1 = tsc ? __rdtsc() : nowNs();
+  // Where the call comes from (its Python line, its native frames), before the real call: a
+  // blocking call's backtrace (~1.6 µs) then runs while the GPU still works on what the call will
+  // wait for, instead of after the wait, when the GPU has run dry and every µs adds to the step.
+  // The frames are the same on either side of the call (the thread is in it); the call's own
+  // time (t0..t1) leaves this out as before.
   uint32_t pyCode = 0, pyOffset = 0;
-  bool py = g_knobs.python && capturePython(ts, pyCode, pyOffset);
+  uint8_t skip = g_skipParts.load(std::memory_order_relaxed);
+  bool py = !(skip & kSkipPython) && g_knobs.python && capturePython(ts, pyCode, pyOffset);
   void* frames[slog::kMaxFrames + 1];
   int nf = 1;
   frames[0] = ra;
   uint8_t scanned = 0;
   // A native program's call comes from the user's code (nvcc's kernel stub, a direct cudart call)
   // or from a library (LibTorch); without the user's code ranges (scans off), as from the user's.
-  bool native = !py && !pythonProcess();
+  bool native = !py && !pythonProcess() && !(skip & kSkipBacktrace);
   const TextRanges* text = native ? userText() : nullptr;
   bool libraryCall = text && !text->contains(reinterpret_cast<uintptr_t>(ra));
   void** raSlot = static_cast<void**>(__builtin_frame_address(0)) + 1;  // the hook keeps a frame pointer
   if (libraryCall && userFramesFromStack(ts, *text, ra, frames, nf, reinterpret_cast<const uintptr_t*>(raSlot))) {
     scanned = slog::kScannedFrames;  // the user's frames are in
+  } else if (skip & kSkipBacktrace) {
+    // measuring the parts' cost: the return address alone
   } else if (blocksHost(cls)) {
-    // The call blocked anyway; a backtrace lets the report walk out of torch/cudart frames.
-    int n = backtrace(frames, slog::kMaxFrames + 1);
-    scrubBelow();
-    if (n > 1) {
-      memmove(frames, frames + 1, sizeof(void*) * (n - 1));  // drop our own frame
-      nf = n - 1;
-    }
+    // A short backtrace lets the report walk out of torch/cudart frames (Backtrace.h: cached).
+    nf = blockingFrames(ts, ra, raSlot, frames, scrubBelow);
   } else if (cls == slog::ApiClass::Launch && !py) {
     // A native launch's return address is mostly nvcc's per-kernel stub, not the line the user
     // wrote. One full backtrace per launch site (then cached) finds that caller. When the stub is
@@ -200,6 +206,13 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
       nf = e->n;
     }
   }
+  uint64_t t0 = tsc ? __rdtsc() : nowNs();
+  if (__builtin_expect(t0 >= g_windowDue.load(std::memory_order_relaxed), 0)) {
+    windowTick();                       // GPU timing switches on or off before this call,
+    t0 = tsc ? __rdtsc() : nowNs();     // and the switch's time is not the call's
+  }
+  auto rc = real(args...);
+  uint64_t t1 = tsc ? __rdtsc() : nowNs();
   // Before reserving the record: a first-seen kernel emits its String record into the ring.
   uint32_t nameId = kernel && g_knobs.names ? kernelNameId(ts, api, kernel) : 0;
   size_t bytes = sizeof(slog::ApiRecord) + sizeof(uint64_t) * nf;
@@ -228,7 +241,7 @@ __attribute__((always_inline)) inline auto hookCall(slog::Api api, uint8_t flags
   // them for its own (a LibTorch launch from line 23 placed at line 16, the previous launch's).
   scrub(frames, nf);
   // Sanitize mode: the launch's footprint, allocation spans, lost-record windows (Sanitize.h).
-  if (__builtin_expect(g_sanitize, 0)) sanitizeAfter(ts, written, cls, int(rc));
+  if (__builtin_expect(g_sanitize, 0)) sanitizeAfter(ts, written, cls, int(rc), !(skip & kSkipFootprint));
   if (cls == slog::ApiClass::Collective) collectiveAfter(ts, written);  // NCCL (rare calls)
   if (rc != 0) noteResult(api, int(rc));
   --t_depth;

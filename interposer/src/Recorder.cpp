@@ -703,6 +703,7 @@ ThreadState* threadStateSlow() {
   ts->stackCache.clear();
   ts->stubCache.clear();
   ts->scanCache.clear();
+  ts->btCache.clear();
   ts->stackLo = ts->stackTop = 0;
   ts->scans = 0;
   ts->userSeen = false;

@@ -47,6 +47,14 @@ struct StackCacheEntry {
   void* frames[slog::kMaxFrames];
 };
 
+// A blocking call's frames (Backtrace.h) and the stack words holding them.
+struct BacktraceCacheEntry {
+  const void* key = nullptr;  // the call's return address and the stack depth at the hook
+  uint8_t n = 0;              // frames (0: not cacheable, unwind every time)
+  uint16_t slot[slog::kMaxFrames] = {};  // words above the hook's return-address slot
+  void* frames[slog::kMaxFrames];
+};
+
 struct StubCacheEntry {
   const void* key = nullptr;  // a return address inside a kernel stub
   int16_t slot = 0;           // words from the hook's return-address slot to the stub's; 0: unknown
@@ -81,11 +89,12 @@ struct ThreadState {
   uint32_t tid = 0;
   uint64_t generation = 0;          // process generation (bumped in a fork child)
   ThreadState* next = nullptr;      // global list, push-only
-  PtrCache<CodeCacheEntry, 128> codeCache;   // 512 Python code objects (PythonFrames.cpp)
+  PtrCache<CodeCacheEntry, 512> codeCache;   // 2048 Python code objects (PythonFrames.cpp)
   PtrCache<NameCacheEntry, 64> nameCache;    // 256 kernel names (DriverHooks.cpp)
   PtrCache<StackCacheEntry, 64> stackCache;  // 256 native launch sites (Hooks.h)
   PtrCache<StubCacheEntry, 32> stubCache;    // 128 stub call sites (Hooks.h stubCaller)
   PtrCache<ScanCacheEntry, 64> scanCache;    // 256 (site, depth) pairs (Hooks.h userFramesFromStack)
+  PtrCache<BacktraceCacheEntry, 32> btCache; // 128 (site, depth) pairs of blocking calls (Backtrace.h)
   // Stack scans for the user's frames (Hooks.h userFramesFromStack; native processes only).
   uintptr_t stackLo = 0, stackTop = 0;  // the thread's stack; top 0: not looked up, 1: unknown
   uint32_t scans = 0;      // scans made on this thread

@@ -174,7 +174,7 @@ bool footprintWindow() {
 }
 }  // namespace
 
-void sanitizeAfter(ThreadState* ts, const slog::ApiRecord* r, slog::ApiClass cls, int rc) {
+void sanitizeAfter(ThreadState* ts, const slog::ApiRecord* r, slog::ApiClass cls, int rc, bool footprint) {
   using C = slog::ApiClass;
   if (ts->gapFromNs) {  // records were dropped since the last one: say where, once room is back
     if (char* p = reserve(ts, sizeof(slog::GapRecord))) {
@@ -193,7 +193,7 @@ void sanitizeAfter(ThreadState* ts, const slog::ApiRecord* r, slog::ApiClass cls
     else if (!r) widen(0, ~0ull);  // an allocation we did not see: filter nothing out from now on
   }
   if (cls == C::Launch) {
-    if (r && footprintWindow()) writeFootprint(ts, r->corr);
+    if (r && footprint && footprintWindow()) writeFootprint(ts, r->corr);
     t_launch = {};
   }
 }

@@ -39,8 +39,9 @@ struct CollectiveArgs {
 extern __thread CollectiveArgs t_collective __attribute__((tls_model("initial-exec")));
 void collectiveAfter(ThreadState* ts, const slog::ApiRecord* r);
 
-// After a hooked call's record was committed (`r`, or nullptr when it was dropped).
-void sanitizeAfter(ThreadState* ts, const slog::ApiRecord* r, slog::ApiClass cls, int rc);
+// After a hooked call's record was committed (`r`, or nullptr when it was dropped). `footprint`
+// false: a launch writes no AccessRecord (streamlint_recording's kSkipFootprint, for measuring).
+void sanitizeAfter(ThreadState* ts, const slog::ApiRecord* r, slog::ApiClass cls, int rc, bool footprint);
 
 // The caching allocator's trace into the log: n entries of six words (action, addr, size,
 // stream, device, realtime ns), from the Python side (streamlint_block_trace) or LibTorch's

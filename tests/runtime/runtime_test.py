@@ -98,6 +98,27 @@ def python_ctypes(tmp):
     check(set(fn.values()) == {"wait_twice", "allocate", "far_below"}, f"functions: {fn}")
 
 
+def recording_parts(tmp):
+    """streamlint_recording(mode | flags) leaves the named part out of the records that follow
+    (for measuring what each part costs), and mode 1 brings everything back."""
+    sl_run(tmp, [sys.executable, os.path.join(HERE, "programs", "recording_parts.py"), A.cudart])
+    stats = bench_module("slog_stats")
+    syncs = []
+    for log in logs_in(tmp):
+        data = open(log, "rb").read()
+        for rtype, p in stats.records(data):
+            if rtype == 1:
+                api, flags, nframes = struct.unpack_from("<HBB", data, p + 4)
+                if stats.api_names()[api][0] == "cudaStreamSynchronize":
+                    syncs.append((bool(flags & 2), nframes))
+    check(len(syncs) == 4, f"four syncs recorded: {syncs}")
+    (py0, nf0), (py1, nf1), (py2, nf2), (py3, nf3) = syncs
+    check(py0 and nf0 > 1, f"whole record (Python line, backtrace): {syncs[0]}")
+    check(not py1 and nf1 > 1, f"16: no Python line, backtrace kept: {syncs[1]}")
+    check(py2 and nf2 == 1, f"32: Python line, the return address only: {syncs[2]}")
+    check(py3 and nf3 > 1, f"mode 1: whole again: {syncs[3]}")
+
+
 def generated_code(tmp):
     """Calls made inside code generated at run time (inductor's cache, fx's `<eval_with_key>`) are
     the user's line that called into it, as calls inside torch are."""
@@ -724,7 +745,7 @@ def gpu_injection(tmp):
     check(m and int(m.group(1)) >= 11, f"GPU activity of 11 ops expected:\n{q.stderr}")
 
 
-SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, generated_code, thread_start, sarif, exit_codes, damaged_logs, fork_child, run_killed,
+SCENARIOS = {f.__name__: f for f in [c_program, python_ctypes, recording_parts, generated_code, thread_start, sarif, exit_codes, damaged_logs, fork_child, run_killed,
                                      sigterm, python_sigint, forkserver_pool, close_fds, run_forwards_signals,
                                      run_settings, log_write_fails, log_never_overwrites, python_fork, threads, unwritable_dir, memory_cap, rtld_next, run_keeps_preload, stub_sites, stale_frames, fixture_timing,
                                      fixture_driver_level, fixture_profiler, fixture_injection, gpu_timing, gpu_profiler,

@@ -40,9 +40,17 @@ def args(mutants, extra=None, steps=200):
     p.add_argument("--census", action="store_true")
     p.add_argument("--ab", type=int, default=0, metavar="K",
                    help="under `streamlint run`: recording paused / on in blocks of K steps (StepTimer)")
+    p.add_argument("--ab-arms", default="", metavar="MODES",
+                   help="with --ab: streamlint_recording modes (with part flags) to compare, e.g. 0,1,2,3,18,50; "
+                        "each block of one follows a paused block")
+    p.add_argument("--ab-rounds", type=int, default=0, metavar="R",
+                   help="with --ab-arms: R rounds of every arm (sets --steps)")
     if extra:
         extra(p)
     a = p.parse_args()
+    a.arms = [int(m) for m in a.ab_arms.split(",")] if a.ab_arms else []
+    if a.arms and a.ab_rounds:  # the warm-up, R rounds of (paused, arm) per arm, a closing paused block
+        a.steps = StepTimer.WARM + (2 * len(a.arms) * a.ab_rounds + 1) * a.ab
     spec = mutants.get(a.mutant, a.mutant) if a.mutant else None
     if a.mutant and a.mutant not in mutants and not a.mutant.startswith("skip:"):
         p.error(f"unknown mutant {a.mutant}")
@@ -93,9 +101,21 @@ class StepTimer:
     that each pair of blocks is adjacent; the GPU is synchronized at each block's ends. Prints the
     median of the pairs' slowdowns (on / paused - 1) and its interquartile range: in one process,
     free of the ±10-25 % that separates processes on the GPU machine. What the recorder starts
-    before user code (the caching allocator's trace under --sanitize) is not toggled."""
+    before user code (the caching allocator's trace under --sanitize) is not toggled.
+
+    With `--ab-arms MODES` the blocks run paused, arm, paused, arm, ..., through the arms in an
+    order rotated each round, and each arm's block is compared with the mean of the paused blocks
+    either side of it: one line per arm. Arms are modes of `streamlint_recording` with the flags
+    that leave a part out (16 Python lines, 32 native backtraces, 64 launch footprints), so one
+    process says what each part costs; arm 0 is the A/A control (paused against paused)."""
 
     WARM = 10
+    BASES = {0: "paused again (A/A)", 1: "as configured", 2: "host calls", 3: "continuous GPU timing"}
+    FLAGS = ((16, "no Python lines"), (32, "no backtraces"), (64, "no footprints"))
+
+    @classmethod
+    def label(cls, mode):
+        return ", ".join([cls.BASES.get(mode & 15, str(mode & 15))] + [t for f, t in cls.FLAGS if mode & f])
 
     def __init__(self, a):
         self.a, self.t0, self.n = a, None, 0
@@ -103,8 +123,50 @@ class StepTimer:
             self.switch = ctypes.CDLL(None).streamlint_recording  # AttributeError: not under `run`
             self.switch.argtypes = [ctypes.c_int]
             self.blocks, self.mode, self.tb = {0: [], 1: []}, 1, None
+            if a.arms:
+                rounds = (a.steps - self.WARM) // a.ab // (2 * len(a.arms))
+                self.seq = [m for r in range(rounds) for arm in a.arms[r % len(a.arms):] + a.arms[:r % len(a.arms)]
+                            for m in (0, arm)] + [0]
+                self.times, self.done = [], False  # (mode, ms per step) of each block, in order
+
+    def _arms(self, i):
+        k, rest = divmod(i + 1 - self.WARM, self.a.ab)
+        last = i == self.a.steps - 1
+        if k < 0 or (rest and not last) or self.done:
+            return
+        torch.cuda.synchronize()
+        now = time.perf_counter()
+        if self.tb is not None and not rest:
+            self.times.append((self.seq[k - 1], (now - self.tb) / self.a.ab * 1e3))
+        if last or k >= len(self.seq):
+            self.switch(1)
+            self.done = True
+            self._arms_summary()
+            return
+        self.switch(self.seq[k])
+        self.tb = time.perf_counter()
+
+    def _arms_summary(self):
+        # The paused blocks are the even ones; arm block j is judged against blocks j-1 and j+1.
+        per = collections.defaultdict(list)
+        for j in range(1, len(self.times), 2):
+            mode, t = self.times[j]
+            base = [self.times[j - 1][1]] + ([self.times[j + 1][1]] if j + 1 < len(self.times) else [])
+            per[mode].append((t, sum(base) / len(base)))
+        paused = [t for j, (m, t) in enumerate(self.times) if j % 2 == 0]
+        for mode in self.a.arms:
+            pairs = sorted(t / b - 1 for t, b in per[mode])
+            if not pairs:
+                continue
+            q = lambda f: pairs[min(len(pairs) - 1, int(f * len(pairs)))]
+            print(f"ab arm {mode} ({self.label(mode)}): median {q(0.5) * 100:+.2f} % [IQR {q(0.25) * 100:+.2f}, "
+                  f"{q(0.75) * 100:+.2f}] over {len(pairs)} pairs of {self.a.ab}-step blocks; paused "
+                  f"{statistics.median(paused):.3f} ms, arm {statistics.median(t for t, _ in per[mode]):.3f} ms "
+                  "per step (medians)", flush=True)
 
     def _ab(self, i):
+        if self.a.arms:
+            return self._arms(i)
         k, rest = divmod(i + 1 - self.WARM, self.a.ab)
         last = i == self.a.steps - 1
         if k < 0 or (rest and not last):

@@ -8,6 +8,7 @@
 #   PHASE=verify : the correct programs and mutants again, old and new reports, fixtures, CSAN
 #                 (below), then overhead rounds with OVERHEAD=1.
 #   PHASE=overhead : only the overhead rounds (below).
+#   PHASE=parts : what each part of the recorder costs, in process (below).
 # Logs and outputs go to /tmp/sl and come back as tarballs in $OUT; progress in $OUT/progress.txt.
 set -u
 T0=$(date +%s)  # DEADLINE counts from here
@@ -141,6 +142,46 @@ if [ $PHASE = verify ]; then
   log "verify done"
   [ -n "${OVERHEAD:-}" ] || exit 0
   STEPS=${OSTEPS:-100}
+fi
+# Per-part cost (PHASE=parts): each program of OVER runs under `run` (arms ARMS) and under
+# `run --sanitize` (SARMS), once per recorder library of LIBS (file names in $D/lib, given to
+# `run` through SL_INTERPOSER; NAME=ARMS gives that library its own arms in both modes, e.g. an
+# older library that knows no part flags; the order alternates between programs), past the first
+# GPU-timing window (--gpu-first 100ms). StepTimer's --ab-arms prints one line per arm (paused
+# blocks between arms; arm 0 = the A/A control); ROUNDS rounds, KB: steps per block, per program,
+# for blocks of ~50 ms; PMODES: the modes (record sanitize). logcount.py says what each log
+# holds. REPS repeats the whole. Programs run in the order of OVER.
+if [ $PHASE = parts ]; then
+  declare -A KB=([fsdp2-r1-o0]=4 [ddp]=8 [save_on_cpu]=5 [gpt2]=2 [lightning]=16 [1f1b]=6)
+  libs=(${LIBS:-libstreamlint_interposer.so}); flip=0
+  # per call, by part, with the last library (parts_cost.py): an idle stream's sync shows the backtrace
+  cudart=${CUDART:-$(ls /usr/local/cuda/lib64/libcudart.so* 2>/dev/null | head -1)}
+  SL_INTERPOSER=$D/lib/${libs[-1]%%=*} timeout 120 $SL run --out $L/pc -- python3 $P/parts_cost.py $cudart \
+    < /dev/null 2>&1 | grep depth >> $O/parts_cost.txt
+  for r in $(seq ${REPS:-1}); do
+    for name in ${OVER:-save_on_cpu gpt2 lightning 1f1b ddp fsdp2-r1-o0}; do
+      args=$(grep "^$name " $L/programs | cut -d' ' -f2-); [ -n "$args" ] || continue
+      order="${libs[*]}"; [ $flip = 1 ] && order=$(printf '%s\n' "${libs[@]}" | tac | tr '\n' ' '); flip=$((1 - flip))
+      for spec in $order; do
+        lib=${spec%%=*}
+        for mode in ${PMODES:-record sanitize}; do
+          [ $(( $(date +%s) - T0 )) -lt ${DEADLINE:-100000} ] || { log "deadline: stop"; break 4; }
+          if [ $mode = sanitize ]; then flag=--sanitize arms=${SARMS:-0,1,2,3,66,114}; else flag= arms=${ARMS:-0,1,2,3,18,50}; fi
+          [ "$spec" != "$lib" ] && arms=${spec#*=}
+          out=$L/pt-$r-$name-$mode-$lib; t0=$(date +%s.%N)
+          SL_INTERPOSER=$D/lib/$lib timeout ${TMO:-200} $SL run $flag --gpu-first 100ms --out $out -- python3 $P/$args \
+            --ab ${KB[$name]:-5} --ab-arms $arms --ab-rounds ${ROUNDS:-25} < /dev/null > $out.out 2>&1
+          rc=$?
+          grep "^ab arm" $out.out | sed "s/^/$name $mode $lib round $r: /" >> $O/parts.txt
+          grep -q "^ab arm" $out.out || { echo "$name $mode $lib round $r: rc $rc, no arms" >> $O/parts.txt; tail -5 $out.out >> $O/parts.txt; }
+          timeout 120 python3 $P/logcount.py "$name $mode $lib $r" $out >> $O/logcount.txt 2>&1
+          log "parts $name $mode $lib rc $rc wall $(awk "BEGIN{print $(date +%s.%N) - $t0}") s"
+          rm -rf $out
+        done
+      done
+    done
+  done
+  log "parts done"; exit 0
 fi
 # Overhead (PHASE=overhead, or after PHASE=full with OVERHEAD=1): REPS rounds; in each, every
 # program (OVER: a subset) runs once in each mode of MODES, one run at a time (nothing else on the
