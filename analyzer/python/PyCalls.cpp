@@ -44,6 +44,14 @@ Value make(Kind k, StreamRef s = {}) {
 }
 }  // namespace
 
+// `call.pin_memory()`, `call.cuda(...)`: the call's result is a host tensor on its way to the GPU.
+bool Lowerer::resultMovedToDevice(TSNode call) const {
+  TSNode parent = ts_node_parent(call);
+  if (!is(parent, "attribute") || !ts_node_eq(field(parent, "object"), call)) return false;
+  const std::string_view m = text(field(parent, "attribute"), mc_.src);
+  return m == "pin_memory" || m == "cuda";
+}
+
 Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
   const std::string& name = callee.canonical;
   TSNode at = a.call;
@@ -55,8 +63,12 @@ Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
     for (const auto& x : a.pos) v.push_back(x.value);
     return v;
   };
-  // Positional arguments of torch ops are tensors (or numbers, which have no path).
-  if (api == Api::TensorOp || api == Api::SyncingOp || api == Api::Collective || api == Api::Backward)
+  // Positional arguments of torch ops are tensors (or numbers, which have no path). An op whose
+  // result is pinned or moved to the GPU right away (`torch.stack(samples).pin_memory()`,
+  // `torch.cat(parts).cuda(non_blocking=True)`) ran on the host: a CPU collation inside a copy
+  // stream's region, whose inputs that stream never reads.
+  if ((api == Api::TensorOp || api == Api::SyncingOp || api == Api::Collective || api == Api::Backward) &&
+      !(api == Api::TensorOp && resultMovedToDevice(at)))
     for (auto& x : a.pos) {
       if (is(x.node, "identifier") || is(x.node, "attribute"))
         asTensor(x.value, x.node, "is passed to '" + name + "'");

@@ -57,15 +57,22 @@ void Lowerer::asTensor(Value& v, TSNode at, const std::string& why) {
 // it there to run on that stream's GPU queue, so it is a CUDA tensor, at medium confidence (a
 // numpy array has the same methods, but is not what a CUDA stream region is for).
 void Lowerer::queuedInRegion(Value& v, TSNode at, std::string_view method) {
+  queuedInRegion(v, at, [&](const model::StreamRef& s) {
+    return "'" + v.path + "' calls ." + std::string(method) + "() inside a region on " + s.describe() +
+           ": the work queued there runs on the GPU";
+  });
+}
+
+void Lowerer::queuedInRegion(Value& v, TSNode at, const std::function<std::string(const model::StreamRef&)>& why) {
   if (v.fact.kind != Kind::Unknown || v.path.empty() || v.path == "self" || !v.canonical.empty()) return;
   if (!mc_.imports.canonical(rootOf(v.path)).empty() || cpuFunction_ || cpuBranch_ || hostAttribute(v.path)) return;
+  if (mc_.streamPaths.count(v.path)) return;  // a stream handed on, not a tensor
   const model::StreamRef s = model::effectiveStream(fn_, scope_);
   if (!s.isSide() || model::enclosingSideRegion(fn_, scope_) < 0) return;
   v.fact = Fact{};
   v.fact.kind = Kind::CudaTensor;
   v.fact.conf = Confidence::Medium;
-  v.fact.why = because(nullptr, locOf(at), "'" + v.path + "' calls ." + std::string(method) + "() inside a region on " +
-                                               s.describe() + ": the work queued there runs on the GPU");
+  v.fact.why = because(nullptr, locOf(at), why(s));
   env_[v.path] = v.fact;
 }
 
@@ -77,9 +84,14 @@ void Lowerer::provenCuda(const Value& v, TSNode at, std::string_view method) {
   f.why = because(f.why, locOf(at), "'" + v.path + "' calls ." + std::string(method) +
                                         "(), which only a CUDA tensor has");
   env_[v.path] = f;
-  // Its producers here (the allocation, the copy, the op that wrote it) ran on the GPU too.
+  stampProducers(v.path, f);
+}
+
+// What made `path` here (the allocation, the copy, the op that wrote it) ran on the GPU too,
+// now that a later use proved it a GPU tensor: their low guesses take the proof.
+void Lowerer::stampProducers(const std::string& path, const Fact& f) {
   for (auto& e : fn_.events) {
-    const bool produced = e.value == v.path || std::find(e.writes.begin(), e.writes.end(), v.path) != e.writes.end();
+    const bool produced = e.value == path || std::find(e.writes.begin(), e.writes.end(), path) != e.writes.end();
     if (produced && e.confidence == Confidence::Low) stamp(e, f);
   }
 }
@@ -134,6 +146,7 @@ void Lowerer::promote(Value& v, TSNode at, const std::string& reason) {
   Fact& f = env_[v.path];
   if (f.kind == Kind::CudaTensor) f.conf = v.fact.conf, f.why = v.fact.why;
   else if (f.kind == Kind::Unknown) f = v.fact;
+  stampProducers(v.path, v.fact);
 }
 
 // A tensor used on a side stream lives on the GPU: CUDA streams order GPU work only.
@@ -192,8 +205,23 @@ void Lowerer::readWeights(const Value& callee, const CallArgs& a, size_t before)
 }
 
 // What a module call returns (moduleCall).
-Value Lowerer::moduleOutput(const Value& callee, std::string_view calleeText, const CallArgs& a) {
+Value Lowerer::moduleOutput(const Value& callee, std::string_view calleeText, const CallArgs& given) {
   const size_t before = fn_.events.size();
+  CallArgs a = given;
+  // `model(x)`, `self.block(x)` inside a side-stream region (a CUDA graph's warm-up, a tower on
+  // its own stream): the module's kernels run there, so what it is handed are GPU tensors, as a
+  // tensor method's receiver there is.
+  // (Not a kernel launch `kernel[grid](x, n)`: a local subscripted; it takes scalars too.)
+  const bool launch = !callee.path.starts_with("self.") && callee.path.find('[') != std::string::npos;
+  const bool module = callee.path != "self" && !callee.path.empty() && !launch &&
+                      ((moduleForward_ && callee.path.starts_with("self.")) || looksLikeModuleName(callee.path));
+  if (module)
+    for (auto& x : a.pos)
+      if (is(x.node, "identifier") || is(x.node, "attribute"))
+        queuedInRegion(x.value, x.node, [&](const model::StreamRef& s) {
+          return "'" + x.value.path + "' is handed to '" + std::string(calleeText) + "' inside a region on " +
+                 s.describe() + ": the module's work queued there runs on the GPU";
+        });
   callWork(a.call, a.pos, std::string(calleeText));
   const bool worked = fn_.events.size() > before;  // on a side stream, with its inputs
   if (callee.fact.kind == Kind::CudaModule) {

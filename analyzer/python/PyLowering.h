@@ -202,6 +202,7 @@ class Lowerer {
   void usedAsTensor(Value& v, TSNode at, const std::string& why);
   bool hostAttribute(const std::string& path) const;
   void queuedInRegion(Value& v, TSNode at, std::string_view method);
+  void queuedInRegion(Value& v, TSNode at, const std::function<std::string(const model::StreamRef&)>& why);
   // `t.record_stream(s)`: only a CUDA tensor has an allocator block to mark, so `v` is one, and
   // the events of this function that produced it were GPU work, whatever their guess said.
   void provenCuda(const Value& v, TSNode at, std::string_view method);
@@ -271,6 +272,8 @@ class Lowerer {
   void indexedOnGpu(Value& base, const Value& idx, TSNode at);
   void combinedWithGpu(Value& recv, std::string_view method, const CallArgs& a);
   void lightningLog(const Value& recv, CallArgs& a);
+  bool resultMovedToDevice(TSNode call) const;  // PyCalls.cpp
+  void stampProducers(const std::string& path, const Fact& f);
   void promote(Value& v, TSNode at, const std::string& reason);
   Value onGpu(const Value& recv, CallArgs& a, const char* api);
   Value deviceResult(const CallArgs& a, std::string_view callee);

@@ -1,5 +1,5 @@
-# bad.submodule_output.py with the join (and record_stream: `ya` was allocated on the side
-# stream and is freed while the current stream may still read it).
+# bad.submodule_output.py with the join. (`ya` needs no record_stream: it goes back to the side
+# stream's pool, where the next allocation comes after the next call's fork.)
 import torch
 
 
@@ -16,5 +16,4 @@ class TwoTower(torch.nn.Module):
             ya = self.a(x)
         yb = self.b(x)
         torch.cuda.current_stream().wait_stream(self.side)
-        ya.record_stream(torch.cuda.current_stream())
         return ya + yb

@@ -148,6 +148,24 @@ class CrossStreamFree : public Rule {
            ") after the use, or " + wait;
   }
 
+  // `self.side.wait_stream(current)` before the allocation, on every path to it: each call forks
+  // the allocating stream from the user's before it allocates there, so the block this call
+  // frees is reused on that stream (by the next call) only after the user's work queued here
+  // (FSDP's all-gather stream; object state follows the same policy, rules/ClassProtocol.h).
+  // Only for a stream the object keeps for itself (`self.`): one from a shared cache
+  // (`get_side_stream(dev)`) may serve other code that allocates there without the fork.
+  static bool forkedBeforeAlloc(const model::Function& f, size_t alloc, const model::StreamRef& allocStream,
+                                const model::StreamRef& user) {
+    if (!allocStream.name.starts_with("self.")) return false;
+    for (size_t k = 0; k < alloc; ++k) {
+      const auto& e = f.events[k];
+      if (e.kind == EventKind::Wait && sameStream(e.stream, allocStream) && sameStream(e.other, user) &&
+          model::dominates(f, k, alloc))
+        return true;
+    }
+    return false;
+  }
+
   // Where `v`, used at `u`, is next freed in this function (a `del`, a reassignment, `x.grad =
   // None`) on a path from the use; events.size() when it is not.
   static size_t freedAfter(const model::Function& f, const std::string& v, size_t u) {
@@ -222,7 +240,7 @@ class CrossStreamFree : public Rule {
     // there means the memory outlives the call.
     bool cpp = ctx.module().lang == model::Lang::Cpp;
     if (end == f.events.size() && (escapes || cpp)) return;
-    if (orderedBetween(f, u, end, alloc.stream, side)) return;
+    if (orderedBetween(f, u, end, alloc.stream, side) || forkedBeforeAlloc(f, size_t(p), alloc.stream, side)) return;
     Loc at = end < f.events.size() ? f.events[end].loc : f.events[u].loc;
     Finding& out = ctx.report(
         at, "'" + v + "' was allocated on " + alloc.stream.describe() + " and used on " + side.describe() +
