@@ -617,10 +617,13 @@ Value Lowerer::evalCall(TSNode call) {
     if (!instance && callee.fact.kind != Kind::CudaModule) {
       // A class of this file constructs an object, however it is told where to put its
       // buffers (`Bucket(n, torch.device("cuda"))`): its fields are what its methods make them.
+      // Unless it takes part in the tensor's stream protocol (defines `record_stream`, forwarded
+      // to the tensors it wraps): then it stands for those tensors, on the device it was given.
       const std::string prefix = name + ".";
       const bool moduleClass = std::any_of(mc_.functions.begin(), mc_.functions.end(),
                                            [&](const std::string& f) { return f.starts_with(prefix); });
-      return moduleClass ? Value{} : deviceResult(a, name);
+      const bool tensorLike = mc_.functions.count(prefix + "record_stream") > 0;
+      return moduleClass && !tensorLike ? Value{} : deviceResult(a, name);
     }
     return moduleCall(callee, name, a);
   }

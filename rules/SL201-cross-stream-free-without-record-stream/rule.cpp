@@ -130,6 +130,11 @@ class CrossStreamFree : public Rule {
            std::find(e.reads.begin(), e.reads.end(), v) == e.reads.end();
   }
 
+  static bool writesInPlace(const model::Event& e, const std::string& v) {
+    return std::find(e.writes.begin(), e.writes.end(), v) != e.writes.end() &&
+           std::find(e.reads.begin(), e.reads.end(), v) != e.reads.end();
+  }
+
   // C++: LibTorch tensors go through the caching allocator's recordStream; raw device memory
   // (cudaMallocAsync & co) has no such hook, so the freeing stream must wait for the side one.
   static std::string fixHint(bool cpp, const std::string& v, const model::Event& alloc, const model::StreamRef& side) {
@@ -148,19 +153,36 @@ class CrossStreamFree : public Rule {
            ") after the use, or " + wait;
   }
 
-  // `self.side.wait_stream(current)` before the allocation, on every path to it: each call forks
-  // the allocating stream from the user's before it allocates there, so the block this call
-  // frees is reused on that stream (by the next call) only after the user's work queued here
-  // (FSDP's all-gather stream; object state follows the same policy, rules/ClassProtocol.h).
-  // Only for a stream the object keeps for itself (`self.`): one from a shared cache
-  // (`get_side_stream(dev)`) may serve other code that allocates there without the fork.
-  static bool forkedBeforeAlloc(const model::Function& f, size_t alloc, const model::StreamRef& allocStream,
+  // `self.side.wait_stream(current)` before each allocation on `self.side`, on every path to it
+  // and in the same loop iteration: the block this call frees goes back to that stream's pool,
+  // and the next allocation there comes after a fork that waits for everything the current
+  // stream queued, the use included (FSDP's all-gather stream; object state follows the same
+  // policy, rules/ClassProtocol.h). Only for a stream the object keeps for itself (`self.`: one
+  // from a shared cache may serve code that allocates there without the fork), and only when
+  // every method of the class that allocates on it forks it first that way.
+  static bool forkedBeforeAlloc(const model::Module& m, const model::Function& f, const model::StreamRef& allocStream,
                                 const model::StreamRef& user) {
     if (!allocStream.name.starts_with("self.")) return false;
+    const std::string cls = f.name.substr(0, f.name.rfind('.') + 1);
+    if (cls.empty()) return false;
+    for (const auto& g : m.functions) {
+      if (!g.name.starts_with(cls) || g.name.find('.', cls.size()) != std::string::npos) continue;
+      for (size_t a = 0; a < g.events.size(); ++a) {
+        const auto& e = g.events[a];
+        if (!sameStream(e.stream, allocStream) || !(e.kind == EventKind::Alloc || e.kind == EventKind::Work)) continue;
+        if (e.kind == EventKind::Work && e.writes.empty()) continue;
+        if (!forkedBefore(g, a, allocStream, user)) return false;
+      }
+    }
+    return true;
+  }
+  static bool forkedBefore(const model::Function& g, size_t alloc, const model::StreamRef& allocStream,
+                           const model::StreamRef& user) {
+    const int loop = model::enclosingScope(g, g.events[alloc].scope, model::ScopeKind::Loop);
     for (size_t k = 0; k < alloc; ++k) {
-      const auto& e = f.events[k];
+      const auto& e = g.events[k];
       if (e.kind == EventKind::Wait && sameStream(e.stream, allocStream) && sameStream(e.other, user) &&
-          model::dominates(f, k, alloc))
+          model::dominates(g, k, alloc) && model::enclosingScope(g, e.scope, model::ScopeKind::Loop) == loop)
         return true;
     }
     return false;
@@ -220,6 +242,13 @@ class CrossStreamFree : public Rule {
 
   static void checkValue(RuleContext& ctx, const model::Function& f, const std::string& v, size_t u) {
     long p = producerOf(f, v, u);
+    // The storage's maker, past the work that wrote into it in place (`all_gather_into_tensor(
+    // full, shard)`, `out.copy_(x)`: it reads and writes `full`) back to its allocation.
+    while (p >= 0 && !allocates(f.events[size_t(p)], v) && writesInPlace(f.events[size_t(p)], v)) {
+      const long earlier = producerOf(f, v, size_t(p));
+      if (earlier < 0 || !allocates(f.events[size_t(earlier)], v)) break;
+      p = earlier;
+    }
     if (p < 0 && ctx.module().lang == model::Lang::Python) handedOverThenFreed(ctx, f, v, u);
     if (p < 0) return;
     const auto& alloc = f.events[size_t(p)];
@@ -240,7 +269,7 @@ class CrossStreamFree : public Rule {
     // there means the memory outlives the call.
     bool cpp = ctx.module().lang == model::Lang::Cpp;
     if (end == f.events.size() && (escapes || cpp)) return;
-    if (orderedBetween(f, u, end, alloc.stream, side) || forkedBeforeAlloc(f, size_t(p), alloc.stream, side)) return;
+    if (orderedBetween(f, u, end, alloc.stream, side) || forkedBeforeAlloc(ctx.module(), f, alloc.stream, side)) return;
     Loc at = end < f.events.size() ? f.events[end].loc : f.events[u].loc;
     Finding& out = ctx.report(
         at, "'" + v + "' was allocated on " + alloc.stream.describe() + " and used on " + side.describe() +
