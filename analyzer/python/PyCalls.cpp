@@ -70,6 +70,8 @@ Value Lowerer::callApi(Api api, const Value& callee, CallArgs& a) {
   if ((api == Api::TensorOp || api == Api::SyncingOp || api == Api::Collective || api == Api::Backward) &&
       !(api == Api::TensorOp && resultMovedToDevice(at)))
     for (auto& x : a.pos) {
+      // `s.cuda_stream`: a stream's raw handle (evaluated as the stream), no tensor.
+      if (is(x.node, "attribute") && text(field(x.node, "attribute"), mc_.src) == "cuda_stream") continue;
       if (is(x.node, "identifier") || is(x.node, "attribute"))
         asTensor(x.value, x.node, "is passed to '" + name + "'");
       useOnStream(x.value, x.node);

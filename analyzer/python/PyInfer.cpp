@@ -32,7 +32,7 @@ bool Lowerer::hostAttribute(const std::string& path) const {
 
 void Lowerer::asTensor(Value& v, TSNode at, const std::string& why) {
   if (v.fact.kind != Kind::Unknown || v.path.empty() || !v.canonical.empty() || !mc_.touchesCuda) return;
-  if (hostAttribute(v.path) || mc_.streamPaths.count(v.path)) return;  // a stream (or its handle), not a tensor
+  if (hostAttribute(v.path)) return;
   if (v.path == "self" || !mc_.imports.canonical(rootOf(v.path)).empty())
     return;  // `np.x`, `math.pi`: names of other libraries
   v.fact = Fact{};
@@ -66,7 +66,6 @@ void Lowerer::queuedInRegion(Value& v, TSNode at, std::string_view method) {
 void Lowerer::queuedInRegion(Value& v, TSNode at, const std::function<std::string(const model::StreamRef&)>& why) {
   if (v.fact.kind != Kind::Unknown || v.path.empty() || v.path == "self" || !v.canonical.empty()) return;
   if (!mc_.imports.canonical(rootOf(v.path)).empty() || cpuFunction_ || cpuBranch_ || hostAttribute(v.path)) return;
-  if (mc_.streamPaths.count(v.path)) return;  // a stream handed on, not a tensor
   const model::StreamRef s = model::effectiveStream(fn_, scope_);
   if (!s.isSide() || model::enclosingSideRegion(fn_, scope_) < 0) return;
   v.fact = Fact{};

@@ -26,6 +26,7 @@ struct Access {
   bool write = false;
   bool alloc = false;       // an allocation (the storage is new)
   int region = -1;          // enclosing side-stream region, or -1
+  bool assumed = false;     // by assumed work (a module in object state run with its weights)
 };
 
 struct Method {
@@ -53,7 +54,7 @@ std::vector<Access> accessesOf(const model::Function& f) {
     std::string root = stateRoot(f, path);
     if (root.empty()) return;
     const auto& e = f.events[i];
-    out.push_back({i, e.loc, std::move(root), e.stream, write, alloc, model::enclosingSideRegion(f, e.scope)});
+    out.push_back({i, e.loc, std::move(root), e.stream, write, alloc, model::enclosingSideRegion(f, e.scope), e.assumed});
   };
   for (size_t i = 0; i < f.events.size(); ++i) {
     const auto& e = f.events[i];
@@ -77,6 +78,9 @@ std::vector<Access> accessesOf(const model::Function& f) {
   for (size_t k = 0; k < f.returned.size() && k < f.returnedAt.size(); ++k)
     if (std::string root = stateRoot(f, f.returned[k]); !root.empty())
       out.push_back({kReturn, f.returnedAt[k], std::move(root), model::StreamRef::current(), false, false, -1});
+  // What the code does to the state comes first; a guess (assumed work) only where nothing else
+  // uses that state: one finding per use site is kept, and it should be the evidence.
+  std::stable_partition(out.begin(), out.end(), [](const Access& a) { return !a.assumed; });
   return out;
 }
 
