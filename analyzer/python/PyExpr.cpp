@@ -424,7 +424,7 @@ Value Lowerer::evalOperator(TSNode e) {
       text(field(e, "operator"), mc_.src) == "@") {
     // `x @ w`: Python's numbers and containers have no matrix product; its operands are tensors
     // (a guess about the device, as for a torch op's arguments).
-    for (auto& v : operands) asTensor(v, e, "is an operand of @ (matrix product)");
+    for (auto& v : operands) usedAsTensor(v, e, "is an operand of @ (matrix product)");
     anyCuda = std::any_of(operands.begin(), operands.end(), isCuda);
   }
   if (!anyCuda) return {};
@@ -617,12 +617,13 @@ Value Lowerer::evalCall(TSNode call) {
     if (!instance && callee.fact.kind != Kind::CudaModule) {
       // A class of this file constructs an object, however it is told where to put its
       // buffers (`Bucket(n, torch.device("cuda"))`): its fields are what its methods make them.
-      // Unless it takes part in the tensor's stream protocol (defines `record_stream`, forwarded
-      // to the tensors it wraps): then it stands for those tensors, on the device it was given.
+      // Unless it is a tensor (derives from one) or takes part in the tensor's stream protocol
+      // (defines `record_stream`, forwarded to the tensors it wraps): then it stands for those
+      // tensors, on the device it was given.
       const std::string prefix = name + ".";
       const bool moduleClass = std::any_of(mc_.functions.begin(), mc_.functions.end(),
                                            [&](const std::string& f) { return f.starts_with(prefix); });
-      const bool tensorLike = mc_.functions.count(prefix + "record_stream") > 0;
+      const bool tensorLike = mc_.functions.count(prefix + "record_stream") > 0 || mc_.tensorClasses.count(name) > 0;
       return moduleClass && !tensorLike ? Value{} : deviceResult(a, name);
     }
     return moduleCall(callee, name, a);

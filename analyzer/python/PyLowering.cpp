@@ -109,7 +109,12 @@ void collectTensorFields(TSNode classDef, ModuleContext& mc) {
     if (ts_node_is_null(type) || !is(field(a, "left"), "identifier") || !annotationIsTensor(text(type, mc.src))) continue;
     fields.emplace_back(text(field(a, "left"), mc.src));
   }
-  if (!fields.empty()) mc.tensorFields[std::string(text(field(classDef, "name"), mc.src))] = std::move(fields);
+  const std::string name(text(field(classDef, "name"), mc.src));
+  if (!fields.empty()) mc.tensorFields[name] = std::move(fields);
+  // `class FlatParameter(nn.Parameter)`, `class QTensor(torch.Tensor)`: its instances are tensors.
+  std::string_view bases = text(field(classDef, "superclasses"), mc.src);
+  if (bases.find("Tensor") != std::string_view::npos || bases.find("Parameter") != std::string_view::npos)
+    mc.tensorClasses.insert(name);
 }
 
 // `out: InferOutput`, `Optional["InferOutput"]`: the class of this file the annotation names.

@@ -100,6 +100,8 @@ struct ModuleContext {
   // Fields a class of this file annotates as tensors (`logprobs: torch.Tensor = None` in a
   // dataclass): a parameter annotated with the class has them (`out: InferOutput` -> `out.logprobs`).
   std::unordered_map<std::string, std::vector<std::string>> tensorFields;
+  // Classes of this file that derive from a tensor type (`torch.Tensor`, `nn.Parameter`).
+  std::unordered_set<std::string> tensorClasses;
   // Lines of logging calls and metrics stores (model::Module::loggingOnly): a value's name is
   // no evidence there (`pbar.set_postfix(loss=loss.item())` logs whatever it is given).
   const std::vector<std::pair<uint32_t, uint32_t>>* logging = nullptr;
