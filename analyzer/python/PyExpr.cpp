@@ -620,11 +620,13 @@ Value Lowerer::evalCall(TSNode call) {
       // Unless it is a tensor (derives from one) or takes part in the tensor's stream protocol
       // (defines `record_stream`, forwarded to the tensors it wraps): then it stands for those
       // tensors, on the device it was given.
+      Value result = deviceResult(a, name);
+      if (result.fact.kind == Kind::Unknown) return result;  // no device given: nothing to decide
       const std::string prefix = name + ".";
       const bool moduleClass = std::any_of(mc_.functions.begin(), mc_.functions.end(),
                                            [&](const std::string& f) { return f.starts_with(prefix); });
       const bool tensorLike = mc_.functions.count(prefix + "record_stream") > 0 || mc_.tensorClasses.count(name) > 0;
-      return moduleClass && !tensorLike ? Value{} : deviceResult(a, name);
+      return moduleClass && !tensorLike ? Value{} : result;
     }
     return moduleCall(callee, name, a);
   }

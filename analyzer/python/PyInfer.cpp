@@ -206,16 +206,19 @@ void Lowerer::readWeights(const Value& callee, const CallArgs& a, size_t before)
 // What a module call returns (moduleCall).
 Value Lowerer::moduleOutput(const Value& callee, std::string_view calleeText, const CallArgs& given) {
   const size_t before = fn_.events.size();
-  CallArgs a = given;
   // `model(x)`, `self.block(x)` inside a side-stream region (a CUDA graph's warm-up, a tower on
   // its own stream): the module's kernels run there, so what it is handed are GPU tensors, as a
   // tensor method's receiver there is.
   // (Not a kernel launch `kernel[grid](x, n)`: a local subscripted; it takes scalars too.)
   const bool launch = !callee.path.starts_with("self.") && callee.path.find('[') != std::string::npos;
   const bool module = callee.path != "self" && !callee.path.empty() && !launch &&
+                      model::effectiveStream(fn_, scope_).isSide() &&
                       ((moduleForward_ && callee.path.starts_with("self.")) || looksLikeModuleName(callee.path));
+  CallArgs promoted;
+  if (module) promoted = given;  // the arguments with what the region says of them
+  const CallArgs& a = module ? promoted : given;
   if (module)
-    for (auto& x : a.pos)
+    for (auto& x : promoted.pos)
       if (is(x.node, "identifier") || is(x.node, "attribute"))
         queuedInRegion(x.value, x.node, [&](const model::StreamRef& s) {
           return "'" + x.value.path + "' is handed to '" + std::string(calleeText) + "' inside a region on " +
