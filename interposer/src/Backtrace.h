@@ -15,6 +15,13 @@
 
 namespace sl::ip {
 
+// Whether `sp` lies on the calling thread's own stack (its bounds looked up once per thread), not
+// on an alternate signal stack: only there are the words above it the callers' frames.
+inline bool onThreadStack(ThreadState* ts, uintptr_t sp) {
+  if (ts->stackTop == 0 && !stackBounds(ts->stackLo, ts->stackTop)) ts->stackTop = 1;
+  return sp >= ts->stackLo && sp < ts->stackTop;
+}
+
 // Up to `max` return addresses above the caller's frame, and the stack word holding each (the
 // caller's own return address first). 0 when the process's unwinder (libgcc_s) is not at hand.
 int unwindFrames(void** ips, uintptr_t* slots, int max);
@@ -26,8 +33,7 @@ __attribute__((always_inline)) inline int blockingFrames(ThreadState* ts, void* 
                                                          void (*scrub)()) {
   constexpr int kMax = slog::kMaxFrames;
   auto sp = reinterpret_cast<uintptr_t>(raSlot);
-  if (ts->stackTop == 0 && !stackBounds(ts->stackLo, ts->stackTop)) ts->stackTop = 1;
-  bool onStack = sp >= ts->stackLo && sp < ts->stackTop;  // not on an alternate signal stack
+  const bool onStack = onThreadStack(ts, sp);
   const void* key = onStack ? mixKey(ra, ts->stackTop - sp) : nullptr;
   BacktraceCacheEntry* e = onStack ? ts->btCache.find(key) : nullptr;
   if (e && e->n) {

@@ -105,10 +105,9 @@ inline bool userFramesFromStack(ThreadState* ts, const TextRanges& text, void* r
   constexpr size_t kScanWords = 8192;
   if (!ts->userSeen && ts->scans >= kGiveUp) return false;
   auto sp = reinterpret_cast<uintptr_t>(raSlot);
-  if (ts->stackTop == 0 && !stackBounds(ts->stackLo, ts->stackTop)) ts->stackTop = 1;
   // Only on the thread's own stack: a call on an alternate signal stack is not scanned (the
   // words above it need not be mapped).
-  if (sp < ts->stackLo || sp >= ts->stackTop) return false;
+  if (!onThreadStack(ts, sp)) return false;
   uintptr_t depth = ts->stackTop - sp;
   const void* key = mixKey(ra, depth);
   ScanCacheEntry* e = ts->scanCache.find(key);
